@@ -226,8 +226,10 @@ class ScoreTable:
 
     def index(self, faces: Sequence[int]) -> int:
         """Row of one roll (any order). The roll must already be validated."""
-        c = counts_of(np.asarray(faces)[None, :])[0]
-        return int(self._lookup[self.key(c)])
+        key = 0
+        for f in faces:
+            key += self._base ** (int(f) - 1)
+        return int(self._lookup[key])
 
     def indices(self, counts: np.ndarray) -> np.ndarray:
         """Rows of many rolls given as counts (K x 6)."""

@@ -85,6 +85,5 @@ def cmd_rules(args: argparse.Namespace) -> int:
     print(f"{'name':<12} {'dice':>4} {'boxes':>5} {'max':>6}  title")
     for name in R.builtin_names():
         rs = R.load(name)
-        mx = f"{rs.max_total()}" + (f" ({rs.max_total(True)} with extra Yahtzee bonuses)" if rs.extra_bonus else "")
         print(f"{name:<12} {rs.dice:>4} {len(rs.boxes):>5} {rs.max_total():>6}  {rs.title(args.lang)}" + (f"; {rs.max_total(True)} with extra Yahtzee bonuses" if rs.extra_bonus else ""))
     return 0
