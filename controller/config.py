@@ -1,0 +1,390 @@
+"""The appliance's configuration: one TOML file (``/etc/yatzycam/config.toml``).
+
+``load(path) -> Config`` reads and checks it; ``load(None)`` gives the defaults.
+Every key has a default, unknown keys are refused, and a wrong key, value or
+type raises :class:`ConfigError` with one line naming the key and what is
+allowed. ``systemd/config.example.toml`` documents every key (a test keeps the
+two in step).
+
+Exit status: a ConfigError carries ``exit_code = 78`` (EX_CONFIG from
+sysexits.h) whichever command meets it; the unit lists 78 in
+``RestartPreventExitStatus=`` so that a bad config file does not make systemd
+restart the service in a loop. Other bad input stays exit 2.
+
+Relative paths in ``[paths]`` are relative to the state directory: the
+service's ``$STATE_DIRECTORY`` (``/var/lib/yatzycam``), else
+``$XDG_DATA_HOME/yatzycam``, else ``~/.local/share/yatzycam``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.rules import LANGUAGES, RulesError
+from controller.rules import load as load_rules
+
+EX_CONFIG = 78
+DEFAULT_PATH = Path("/etc/yatzycam/config.toml")
+BCM_PINS = range(0, 28)  # GPIO0..GPIO27 on the 40-pin header
+
+
+class ConfigError(ValueError):
+    """A bad config file: one line naming the key and what is allowed; exit 78."""
+
+    user_error = True
+    exit_code = EX_CONFIG
+
+
+@dataclass(frozen=True)
+class PinsConfig:
+    throw: int | None = 17  # the one button every setup has: register a throw
+    next: int | None = None  # optional extra buttons (None = not wired)
+    score: int | None = None
+    undo: int | None = None
+    leds_throws: tuple[int, ...] = (5, 6, 13)  # ordinary throws left
+    leds_bank: tuple[int, ...] = (19, 26, 12, 16, 20, 21)  # banked throws
+    hold_time: float = 1.0  # seconds for a "hold" (a long press)
+    bounce_time: float | None = None  # seconds; None = no software debounce
+    shutdown_hold: float = 5.0  # seconds holding the throw button to ask for a safe shutdown; 0 = off
+
+    @property
+    def buttons(self) -> dict[str, int]:
+        """The wired buttons: name -> BCM pin."""
+        return {k: v for k in ("throw", "next", "score", "undo") if (v := getattr(self, k)) is not None}
+
+    @property
+    def all_pins(self) -> tuple[int, ...]:
+        return (*self.buttons.values(), *self.leds_throws, *self.leds_bank)
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    source: str = "picamera2"  # picamera2 | opencv | folder | sim
+    size: tuple[int, int] = (1280, 960)  # main stream (the frames that are read)
+    lores: tuple[int, int] = (320, 240)  # small stream watched for motion
+    exposure: int | None = None  # microseconds; None = "auto" (locked once settled)
+    focus: float | None = None  # lens position in dioptres; None = "auto" (Camera Module 3)
+    device: int | str = 0  # opencv: camera index or a device path
+    folder: Path | None = None  # folder: the image folder (required for source = "folder")
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    sink: str = "framebuffer"  # framebuffer | window | png | terminal
+    device: str = "/dev/fb0"
+    size: tuple[int, int] | None = None  # None = "auto": the device's own size
+    rotation: int = 0  # 0 | 90 | 180 | 270
+    language: str = "sv"  # sv | nb | da | en
+    blank_after_s: int = 600  # blank the screen after this many idle seconds; 0 = never
+    file: Path = Path("screen.png")  # png sink: where the picture goes
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    rules: str = "yatzy"
+    players: tuple[str, ...] = ()  # () = the rule set's default number of players
+    forced_order: bool | None = None  # None = the rule set's own setting
+    banking: bool | None = None  # None = the rule set's own setting
+    advisor: bool = False
+
+
+@dataclass(frozen=True)
+class PathsConfig:
+    db: Path
+    calibration: Path
+    images: Path  # throw images kept for later checks
+
+
+@dataclass(frozen=True)
+class Config:
+    pins: PinsConfig
+    camera: CameraConfig
+    display: DisplayConfig
+    game: GameConfig
+    paths: PathsConfig
+    source: Path | None = None  # the file it was read from (None = defaults)
+
+
+# --------------------------------------------------------------------- parsing
+
+
+def state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where the service keeps its database, calibration and throw images."""
+    env = os.environ if env is None else env
+    if env.get("STATE_DIRECTORY"):
+        return Path(env["STATE_DIRECTORY"].split(":")[0])
+    if env.get("XDG_DATA_HOME"):
+        return Path(env["XDG_DATA_HOME"]) / "yatzycam"
+    return Path(env.get("HOME") or Path.home()) / ".local" / "share" / "yatzycam"
+
+
+def _fmt(v: Any) -> str:
+    return repr(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def _int(lo: int, hi: int | None = None) -> Callable[[Any], int]:
+    def parse(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"must be a whole number, not {_fmt(v)}")
+        if v < lo or (hi is not None and v > hi):
+            raise ValueError(f"must be {lo}..{hi}" if hi is not None else f"must be at least {lo}", v)
+        return v
+
+    return parse
+
+
+def _seconds(zero_off: bool = False) -> Callable[[Any], float | None]:
+    """A number of seconds > 0; with ``zero_off``, 0 is allowed and means "off" (None)."""
+
+    def parse(v: Any) -> float | None:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"must be a number of seconds, not {_fmt(v)}")
+        if v < 0 or (v == 0 and not zero_off):
+            raise ValueError("must be a number of seconds above 0" + (" (0 = off)" if zero_off else ""), v)
+        return None if v == 0 else float(v)
+
+    return parse
+
+
+def _choice(*allowed: Any) -> Callable[[Any], Any]:
+    def parse(v: Any) -> Any:
+        if not any(type(v) is type(a) and v == a for a in allowed):
+            raise ValueError(f"must be one of {', '.join(_fmt(a) for a in allowed)}", v)
+        return v
+
+    return parse
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"must be true or false, not {_fmt(v)}")
+    return v
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str) or not v:
+        raise ValueError(f"must be a non-empty string, not {_fmt(v)}")
+    return v
+
+
+def _size(lo: int, hi: int, auto: bool = False) -> Callable[[Any], tuple[int, int] | None]:
+    def parse(v: Any) -> tuple[int, int] | None:
+        if auto and v == "auto":
+            return None
+        ok = isinstance(v, list) and len(v) == 2 and all(type(x) is int and lo <= x <= hi for x in v)
+        if not ok:
+            extra = '"auto" or ' if auto else ""
+            raise ValueError(f"must be {extra}[width, height] in pixels, each {lo}..{hi}", v)
+        return (v[0], v[1])
+
+    return parse
+
+
+def _pin(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v not in BCM_PINS:
+        raise ValueError("must be a BCM GPIO number 0..27 (omit the key if not wired)", v)
+    return v
+
+
+def _pins(max_len: int) -> Callable[[Any], tuple[int, ...]]:
+    def parse(v: Any) -> tuple[int, ...]:
+        if not isinstance(v, list) or len(v) > max_len:
+            raise ValueError(f"must be a list of at most {max_len} BCM GPIO numbers ([] = no LEDs)", v)
+        return tuple(_pin(x) for x in v)
+
+    return parse
+
+
+def _exposure(v: Any) -> int | None:
+    if v == "auto":
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not 10 <= v <= 1_000_000:
+        raise ValueError('must be "auto" or an exposure time in microseconds, 10..1000000', v)
+    return v
+
+
+def _focus(v: Any) -> float | None:
+    if v == "auto":
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 32:
+        raise ValueError('must be "auto" or a lens position in dioptres, 0..32', v)
+    return float(v)
+
+
+def _device(v: Any) -> int | str:
+    if isinstance(v, bool) or not isinstance(v, (int, str)) or (isinstance(v, int) and v < 0) or v == "":
+        raise ValueError("must be a camera index (0, 1, ...) or a device path such as \"/dev/video0\"", v)
+    return v
+
+
+def _path(v: Any) -> Path:
+    return Path(_str(v)).expanduser()
+
+
+def _rules(v: Any) -> str:
+    name = _str(v)
+    try:
+        load_rules(name)
+    except RulesError as e:
+        raise ValueError(str(e)) from None
+    return name
+
+
+def _players(v: Any) -> tuple[str, ...]:
+    if isinstance(v, int) and not isinstance(v, bool):
+        if not 1 <= v <= 8:
+            raise ValueError("a number of players must be 1..8", v)
+        return tuple(f"Player {i + 1}" for i in range(v))
+    if (
+        not isinstance(v, list)
+        or not 1 <= len(v) <= 8
+        or not all(isinstance(x, str) and x.strip() for x in v)
+        or len({x.strip() for x in v}) != len(v)
+    ):
+        raise ValueError('must be a count 1..8 or a list of 1..8 different names, e.g. ["Anna", "Bo"]', v)
+    return tuple(x.strip() for x in v)
+
+
+# section -> key -> parser (the dataclass defaults are the defaults)
+_SCHEMA: dict[str, tuple[type, dict[str, Callable[[Any], Any]]]] = {
+    "pins": (
+        PinsConfig,
+        {
+            "throw": _pin,
+            "next": _pin,
+            "score": _pin,
+            "undo": _pin,
+            "leds_throws": _pins(3),
+            "leds_bank": _pins(6),
+            "hold_time": _seconds(),
+            "bounce_time": _seconds(zero_off=True),
+            "shutdown_hold": _seconds(zero_off=True),
+        },
+    ),
+    "camera": (
+        CameraConfig,
+        {
+            "source": _choice("picamera2", "opencv", "folder", "sim"),
+            "size": _size(64, 4608),
+            "lores": _size(32, 1920),
+            "exposure": _exposure,
+            "focus": _focus,
+            "device": _device,
+            "folder": _path,
+        },
+    ),
+    "display": (
+        DisplayConfig,
+        {
+            "sink": _choice("framebuffer", "window", "png", "terminal"),
+            "device": _str,
+            "size": _size(32, 7680, auto=True),
+            "rotation": _choice(0, 90, 180, 270),
+            "language": _choice(*LANGUAGES),
+            "blank_after_s": _int(0),
+            "file": _path,
+        },
+    ),
+    "game": (
+        GameConfig,
+        {
+            "rules": _rules,
+            "players": _players,
+            "forced_order": _bool,
+            "banking": _bool,
+            "advisor": _bool,
+        },
+    ),
+    "paths": (PathsConfig, {"db": _path, "calibration": _path, "images": _path}),
+}
+
+_PATH_DEFAULTS = {"db": "yatzycam.db", "calibration": "calibration.json", "images": "throws"}
+
+
+def keys() -> list[str]:
+    """Every config key as ``section.key`` (the example file documents each)."""
+    return [f"{s}.{k}" for s, (_, parsers) in _SCHEMA.items() for k in parsers]
+
+
+def _section(data: dict, name: str, shown: str) -> dict[str, Any]:
+    cls, parsers = _SCHEMA[name]
+    raw = data.get(name, {})
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{shown}: [{name}] must be a table")
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in parsers:
+            raise ConfigError(f"{shown}: {name}.{key}: unknown key (allowed in [{name}]: {', '.join(parsers)})")
+        try:
+            out[key] = parsers[key](value)
+        except ValueError as e:
+            why = e.args[0]
+            got = f" (got {_fmt(value)})" if len(e.args) > 1 else ""
+            raise ConfigError(f"{shown}: {name}.{key}: {why}{got}") from None
+    return out
+
+
+def parse(data: dict, shown: str = "config", env: Mapping[str, str] | None = None) -> Config:
+    """A Config from already-parsed TOML data; ``shown`` names it in errors."""
+    for name in data:
+        if name not in _SCHEMA:
+            raise ConfigError(f"{shown}: [{name}]: unknown section (allowed: {', '.join(_SCHEMA)})")
+    vals = {name: _section(data, name, shown) for name in _SCHEMA}
+    base = state_dir(env)
+    paths = {k: base / Path(vals["paths"].get(k, _PATH_DEFAULTS[k])) for k in _PATH_DEFAULTS}
+    display = vals["display"]
+    display["file"] = base / display.get("file", DisplayConfig.file)
+    cfg = Config(
+        pins=PinsConfig(**vals["pins"]),
+        camera=CameraConfig(**vals["camera"]),
+        display=DisplayConfig(**display),
+        game=GameConfig(**vals["game"]),
+        paths=PathsConfig(**paths),
+    )
+    _check_whole(cfg, shown)
+    return cfg
+
+
+def _check_whole(cfg: Config, shown: str) -> None:
+    """Rules that join several keys."""
+    seen: dict[int, str] = {}
+    pins = cfg.pins
+    named = [(f"pins.{k}", v) for k, v in pins.buttons.items()]
+    named += [("pins.leds_throws", p) for p in pins.leds_throws] + [("pins.leds_bank", p) for p in pins.leds_bank]
+    for key, pin in named:
+        if pin in seen:
+            raise ConfigError(f"{shown}: {key}: GPIO{pin} is already used by {seen[pin]}; every pin may be used once")
+        seen[pin] = key
+    if cfg.camera.source == "folder" and cfg.camera.folder is None:
+        raise ConfigError(f'{shown}: camera.folder: required when camera.source = "folder" (a folder of images)')
+    if cfg.camera.lores[0] > cfg.camera.size[0] or cfg.camera.lores[1] > cfg.camera.size[1]:
+        raise ConfigError(f"{shown}: camera.lores: must not be larger than camera.size {list(cfg.camera.size)}")
+
+
+def load(path: str | Path | None, env: Mapping[str, str] | None = None) -> Config:
+    """Read and check a config file; ``None`` gives the defaults."""
+    if path is None:
+        return parse({}, "defaults", env)
+    path = Path(path)
+    shown = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{shown}: no such config file (copy systemd/config.example.toml)") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{shown}: cannot read: {e}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{shown}: not valid TOML: {e}") from None
+    cfg = parse(data, shown, env)
+    return Config(cfg.pins, cfg.camera, cfg.display, cfg.game, cfg.paths, source=path)
+
+
+def defaults(env: Mapping[str, str] | None = None) -> Config:
+    return load(None, env)
