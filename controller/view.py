@@ -49,6 +49,12 @@ class GameView:
     notice: str | None = None  # e.g. "die off the tray - throw again" (set by the app)
     advice: str | None = None  # e.g. "keep 5 5 5, throw 3" (set by the app when the advisor is on)
     extras: tuple[tuple[str, str], ...] = field(default=())  # anything else the app wants logged
+    # added by controller.game (issue 3); defaults keep older constructors working
+    can_throw: bool = True  # a throw is allowed now (ordinary, or banked after the ordinary ones)
+    can_score: bool = False  # a score is allowed now (at least one throw this turn)
+    declare_targets: tuple[str, ...] = ()  # boxes a declare may name now (Special 8)
+    banked_throws: int = 0  # banked throws spent this turn
+    can_undo: bool = False  # there is an event to take back
 
     @property
     def option_map(self) -> dict[str, int]:
