@@ -129,10 +129,15 @@ class LockedControls:
     lens_position: float | None  # None: no autofocus on this camera
 
 
-def lock_controls(metadata: dict[str, Any], has_af: bool) -> tuple[dict[str, Any], LockedControls]:
-    """The ``set_controls`` dict that freezes what auto settled on (from the frame metadata)."""
+def lock_controls(
+    metadata: dict[str, Any], has_af: bool, exposure_us: int | None = None, lens_position: float | None = None
+) -> tuple[dict[str, Any], LockedControls]:
+    """The ``set_controls`` dict that freezes what auto settled on (from the frame metadata).
+
+    ``exposure_us`` / ``lens_position``: fixed values from the config instead of what auto found.
+    """
     try:
-        exposure = int(metadata["ExposureTime"])
+        exposure = int(exposure_us if exposure_us is not None else metadata["ExposureTime"])
         gain = float(metadata["AnalogueGain"])
         r, b = metadata["ColourGains"]
     except (KeyError, TypeError, ValueError) as e:
@@ -144,11 +149,13 @@ def lock_controls(metadata: dict[str, Any], has_af: bool) -> tuple[dict[str, Any
         "AnalogueGain": gain,
         "ColourGains": (float(r), float(b)),
     }
-    lens = None
-    if has_af and metadata.get("LensPosition") is not None:
-        lens = float(metadata["LensPosition"])
+    lens = lens_position if lens_position is not None else metadata.get("LensPosition")
+    if has_af and lens is not None:
+        lens = float(lens)
         controls["AfMode"] = 0  # libcamera AfModeEnum.Manual
         controls["LensPosition"] = lens
+    else:
+        lens = None
     return controls, LockedControls(exposure, gain, (float(r), float(b)), lens)
 
 
@@ -164,6 +171,8 @@ class PiCameraSource(FrameSource):
         settle_s: float = 2.0,
         camera_num: int = 0,
         clock: Clock | None = None,
+        exposure_us: int | None = None,
+        lens_position: float | None = None,
     ) -> None:
         self.size = size
         self.small = small
@@ -188,14 +197,16 @@ class PiCameraSource(FrameSource):
             self._cam.configure(config)
             self._cam.start()
             has_af = "AfMode" in getattr(self._cam, "camera_controls", {})
-            if has_af:
+            if has_af and lens_position is None:
                 self._cam.set_controls({"AfMode": 1})  # Auto: one scan, then it holds
                 try:
                     self._cam.autofocus_cycle()
                 except Exception as e:  # noqa: BLE001 - an old picamera2 without autofocus_cycle
                     print(f"yatzycam: autofocus cycle failed ({e}); focus left as it is", file=sys.stderr)
+            if exposure_us is not None:  # a fixed exposure: auto gain settles around it
+                self._cam.set_controls({"ExposureTime": int(exposure_us)})
             clock.sleep(settle_s)  # let AE/AWB converge before locking them
-            controls, self.locked = lock_controls(self._cam.capture_metadata(), has_af)
+            controls, self.locked = lock_controls(self._cam.capture_metadata(), has_af, exposure_us, lens_position)
             self._cam.set_controls(controls)
         except CameraError:
             self.close()
