@@ -21,7 +21,8 @@ THROW and MENU those meanings while its menu is open.
 
 A press counts when the button is released: shorter than ``debounce_s`` is
 contact bounce and ignored; between ``hold_s`` and ``stuck_s`` it is a hold;
-longer than ``stuck_s`` (a stuck or jammed button) nothing at all, and a button
+a THROW hold of ``shutdown_s`` or more asks to power off (the app wants a
+confirming press); longer than ``stuck_s`` (a stuck or jammed button) nothing at all, and a button
 found pressed at start is ignored until it is released. While the app reads
 the tray (``busy``) presses are ignored and counted in ``ignored``: a press is
 never counted twice and never spends a throw the player did not make.
@@ -55,6 +56,7 @@ class Action(enum.Enum):
     DIGIT = "digit"  # a face typed on a keyboard (value 1..6)
     PICK = "pick"  # a box tapped on a touch screen (value: box index)
     QUIT = "quit"
+    SHUTDOWN = "shutdown"  # a very long hold of THROW (``shutdown_s``): ask to power off
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,8 @@ DEFAULT_BUTTONS: dict[str, ButtonMap] = {
 class Timing:
     debounce_s: float = 0.03
     hold_s: float = 0.8
-    stuck_s: float = 8.0
+    stuck_s: float = 12.0
+    shutdown_s: float = 0.0  # a THROW hold this long (and under stuck_s) asks to power off; 0 = off
     blink_s: float = 2.0  # how long the LEDs blink after a reroll
     blink_hz: float = 4.0
     overflow_hz: float = 1.5  # all six bank LEDs blinking: bank over 6
@@ -113,6 +116,8 @@ class ButtonTimer:
         if d >= self.timing.stuck_s:
             self.stuck = False
             return None
+        if self.timing.shutdown_s and d >= self.timing.shutdown_s:
+            return "shutdown"
         if d >= self.timing.hold_s:
             return "hold"
         if d >= self.timing.debounce_s:
@@ -292,7 +297,10 @@ class GpioPanel(Panel):
                 kind = timer.up(t)
             if kind is not None:
                 m = self.mapping[name]
-                action = m.short if kind == "short" else m.hold
+                if kind == "shutdown":
+                    action = Action.SHUTDOWN if name == "throw" else m.hold
+                else:
+                    action = m.short if kind == "short" else m.hold
                 if action is not None:
                     self.put(action, source=name)
 

@@ -155,3 +155,17 @@ def test_keyboard_panel_same_actions():
         Action.THROW, Action.MANUAL, Action.DIGIT, Action.DIGIT, Action.MENU, Action.QUIT,
     ]
     assert [v for a, v in acts if a is Action.DIGIT] == [3, 5]
+
+
+def test_very_long_hold_asks_for_shutdown():
+    factory = MockFactory()
+    try:
+        clock = ManualClock()
+        panel = GpioPanel({"throw": THROW}, clock=clock, pin_factory=factory, timing=Timing(hold_s=1.0, shutdown_s=5.0, stuck_s=12.0))
+        press(factory, clock, THROW, 1.5)
+        press(factory, clock, THROW, 6.0)
+        press(factory, clock, THROW, 20.0)
+        assert drain(panel) == [Action.MENU, Action.SHUTDOWN]
+        panel.close()
+    finally:
+        factory.reset()

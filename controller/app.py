@@ -1,0 +1,725 @@
+"""The appliance loop: button -> still tray -> reading -> game -> store -> LEDs and screen.
+
+:class:`App` owns no device: it is handed a frame source (``hardware.camera``),
+a panel (``hardware.panel``), a screen (anything with ``show(view)``), a store
+and a clock, so the same loop runs on a Pi, on a desktop and in the tests, where
+time is a :class:`~hardware.camera.ManualClock` and the pins are gpiozero's mock.
+
+One input at a time (:meth:`App.step`):
+
+- THROW: wait until the tray is still (small frames, :mod:`vision.settle`), read
+  still frames until two agree, then either "throw again" with the reason (no
+  throw used, LEDs blink, the screen says why) or the throw is checked, stored
+  (on disk), applied and only then shown.
+- MENU / SCORE / NEXT / PREV: the menu - the legal boxes with their points
+  (best first), declares (Special 8), read again, dice by hand, undo; with one
+  button a short press moves on and a hold picks.
+- READ_AGAIN: the same dice in the same places -> the last throw's faces are
+  replaced (undo + throw in the log) without spending a throw; otherwise it is
+  a new throw.
+- MANUAL: dice entered by hand (a correction of the last throw or a new throw),
+  stored with ``"manual": true``.
+- UNDO: takes back the last event.
+
+A camera call that fails is shown and retried; it never changes the game.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Protocol, Sequence
+
+from controller.game import Game, GameError, Setup
+from controller.view import GameView
+from hardware.camera import CameraError, Clock, FrameSource
+from hardware.panel import Action, Input, Panel
+
+REASON_TEXT = {
+    "cocked": "a die is cocked",
+    "off_tray": "a die is off the tray",
+    "missing": "a die is missing",
+    "extra": "too many dice",
+    "unreadable": "a die cannot be read",
+    "disagree": "the dice moved while reading",
+}
+
+
+class Screen(Protocol):
+    def show(self, view: GameView) -> None: ...
+
+
+@dataclass(frozen=True)
+class AppTiming:
+    settle_timeout_s: float = 10.0  # the tray never stills: give up, say so
+    agree_frames: int = 2  # still frames that must read the same
+    read_attempts: int = 6  # frames read at most per throw
+    camera_retries: int = 3  # a failing camera call is retried this often per press
+    camera_retry_s: float = 1.0
+    idle_s: float = 0.05  # how long one step waits for input
+
+
+@dataclass(frozen=True)
+class MenuItem:
+    label: str
+    kind: str  # "score" | "declare" | "read_again" | "manual_fix" | "manual_new" | "undo" | "new_game" | "close"
+    arg: str | None = None
+
+
+@dataclass
+class Menu:
+    items: list[MenuItem]
+    cursor: int = 0
+
+    @property
+    def current(self) -> MenuItem:
+        return self.items[self.cursor]
+
+    def move(self, step: int) -> None:
+        self.cursor = (self.cursor + step) % len(self.items)
+
+
+@dataclass
+class ManualEntry:
+    dice: list[int]
+    replace_last: bool  # True: correct the last throw; False: a new throw
+    cursor: int = 0
+
+
+@dataclass(frozen=True)
+class ThrowResult:
+    """What one THROW press came to (for the demo, the bench and the tests)."""
+
+    outcome: str  # "throw" | "reroll" | "camera" | "unsettled" | "refused" | "same"
+    values: tuple[int, ...] = ()
+    reasons: tuple[str, ...] = ()
+    pressed_at: float = 0.0
+    shown_at: float = 0.0
+    frames: int = 0
+
+
+@dataclass
+class Stats:
+    results: list[ThrowResult] = field(default_factory=list)
+    camera_errors: int = 0
+
+
+class App:
+    def __init__(
+        self,
+        game: Game,
+        game_id: Any,
+        store: Any,
+        source: FrameSource,
+        panel: Panel,
+        screen: Screen,
+        clock: Clock,
+        calibration: Any = None,
+        timing: AppTiming = AppTiming(),
+        watchdog: Callable[[], None] | None = None,
+        reopen: Callable[[], FrameSource] | None = None,
+        lang: str = "sv",
+        advisor: Callable[[GameView], str | None] | None = None,
+        shutdown: Callable[[], None] | None = None,
+    ) -> None:
+        self.game = game
+        self.game_id = game_id
+        self.store = store
+        self.source = source
+        self.panel = panel
+        self.screen = screen
+        self.clock = clock
+        self.calibration = calibration
+        self.timing = timing
+        self.watchdog = watchdog or (lambda: None)
+        self.reopen = reopen
+        self.lang = lang
+        self.advisor = advisor
+        self.notice: str | None = None
+        self.menu: Menu | None = None
+        self.manual: ManualEntry | None = None
+        self.last_reading: Any = None  # the reading behind the last throw of this turn
+        self.stats = Stats()
+        self.quit = False
+        self.last_result: ThrowResult | None = None
+        self.shutdown = shutdown  # powers the device off (``hardware.power.poweroff``); None: off
+        self._shutdown_asked: float | None = None
+        from vision import reader
+
+        self._reader = reader
+
+    # ------------------------------------------------------------------ output
+    def view(self) -> GameView:
+        v = self.game.view()
+        extras: list[tuple[str, str]] = []
+        notice = self.notice
+        if self.menu is not None:
+            item = self.menu.current
+            extras += [("menu", item.label), ("menu_pos", f"{self.menu.cursor + 1}/{len(self.menu.items)}")]
+            if item.kind == "score" and item.arg:
+                extras.append(("cursor", item.arg))
+            notice = f"> {item.label}   (press: next, hold: choose)"
+        elif self.manual is not None:
+            m = self.manual
+            dice = " ".join(f"[{d}]" if i == m.cursor else str(d) for i, d in enumerate(m.dice))
+            notice = f"By hand: {dice}   (press: +1, hold: next die)"
+            extras.append(("manual", " ".join(map(str, m.dice))))
+        advice = self.advisor(v) if self.advisor and not v.finished else None
+        return replace(v, notice=notice, extras=tuple(extras), advice=advice or v.advice)
+
+    def refresh(self) -> GameView:
+        """LEDs and screen from the game as it stands (after the store has it)."""
+        v = self.view()
+        self.panel.show(v.throws_left if not v.finished else 0, v.bank if not v.finished else 0)
+        self.screen.show(v)
+        return v
+
+    # ------------------------------------------------------------------ loop
+    def step(self, timeout: float | None = None) -> Input | None:
+        """One turn of the loop: feed the watchdog, update the LEDs, handle one input."""
+        self.watchdog()
+        self.panel.tick()
+        inp = self.panel.get(self.timing.idle_s if timeout is None else timeout)
+        if inp is not None:
+            self.handle(inp)
+        return inp
+
+    def run(self, until: Callable[[], bool] | None = None) -> None:
+        self.refresh()
+        while not self.quit and not (until and until()):
+            self.step()
+
+    def handle(self, inp: Input) -> None:
+        a = inp.action
+        if a is Action.QUIT:
+            self.quit = True
+            return
+        if self._shutdown_asked is not None or a is Action.SHUTDOWN:
+            if self._shutdown_input(inp):
+                return
+        if self.manual is not None:
+            self._manual_input(inp)
+        elif self.menu is not None:
+            self._menu_input(inp)
+        elif a is Action.THROW:
+            if self.game.finished:
+                self.open_menu()
+            else:
+                self.throw(inp.t)
+        elif a in (Action.MENU, Action.SCORE, Action.NEXT, Action.PREV):
+            self.open_menu(scores_only=a is Action.SCORE)
+            if a is Action.NEXT and self.menu:
+                self.menu.move(1)
+            elif a is Action.PREV and self.menu:
+                self.menu.move(-1)
+            self.refresh()
+        elif a is Action.UNDO:
+            self.record({"undo": True})
+        elif a is Action.READ_AGAIN:
+            self.throw(inp.t, again=True)
+        elif a is Action.MANUAL:
+            self.start_manual(replace_last=self.last_reading is not None or self._turn_has_throw() and not self.game.can_throw)
+        elif a is Action.PICK and inp.value is not None:
+            ids = self.game.rules.box_ids
+            if 0 <= inp.value < len(ids):
+                self.record({"score": ids[inp.value]})
+        elif a is Action.DIGIT:
+            self.start_manual(replace_last=False)
+            self._manual_input(inp)
+
+    def _shutdown_input(self, inp: Input) -> bool:
+        """The shutdown hold, then a confirming press within 10 s. True: the input is used up."""
+        if self.shutdown is None:
+            return inp.action is Action.SHUTDOWN
+        if inp.action is Action.SHUTDOWN:
+            self._shutdown_asked = inp.t
+            self.notice = "Power off? Press the button within 10 s to confirm."
+            self.refresh()
+            return True
+        asked, self._shutdown_asked = self._shutdown_asked, None
+        if inp.action is Action.THROW and asked is not None and inp.t - asked <= 10.0:
+            self.notice = "Powering off..."
+            self.refresh()
+            self.quit = True
+            self.shutdown()
+            return True
+        self.notice = None
+        self.refresh()
+        return True
+
+    # ------------------------------------------------------------------ events
+    def _turn_has_throw(self) -> bool:
+        return self.game.dice is not None
+
+    def record(self, event: dict[str, Any], reading: Any = None) -> bool:
+        """Check, store (committed), apply, then show. False (and a notice) when refused."""
+        try:
+            self.game.check(event)
+        except GameError as e:
+            self.notice = str(e)
+            self.refresh()
+            return False
+        self.store.append(self.game_id, event)
+        self.game.apply(event)
+        self.last_reading = reading if "throw" in event else None
+        self.notice = None
+        if self.game.finished:
+            totals = ", ".join(f"{n} {t}" for n, t in zip(self.game.players, self.game.totals()))
+            self.notice = f"Game over: {totals}. Press to start a new game."
+        self.refresh()
+        return True
+
+    def replace_throw(self, event: dict[str, Any], reading: Any = None) -> bool:
+        """Replace the last throw of this turn (read again, or a correction by hand): undo + throw."""
+        trial = self.game.copy()
+        try:
+            trial.apply({"undo": True})
+            trial.apply(event)
+        except GameError as e:
+            self.notice = str(e)
+            self.refresh()
+            return False
+        self.store.append(self.game_id, {"undo": True})
+        self.game.apply({"undo": True})
+        self.store.append(self.game_id, event)
+        self.game.apply(event)
+        self.last_reading = reading
+        self.notice = None
+        self.refresh()
+        return True
+
+    def new_game(self) -> None:
+        setup = self.game.setup
+        self.game_id = self.store.new_game(setup)
+        self.game = Game(setup)
+        self.last_reading = None
+        self.notice = None
+        self.refresh()
+
+    # ------------------------------------------------------------------ camera
+    def _camera(self, call: Callable[[], Any]) -> Any:
+        """One camera call, retried; CameraError after the last try (the game untouched)."""
+        last: CameraError | None = None
+        for attempt in range(self.timing.camera_retries):
+            try:
+                return call()
+            except CameraError as e:
+                last = e
+                self.stats.camera_errors += 1
+                self.notice = f"camera: {e} - retrying"
+                self.screen.show(self.view())
+                self.watchdog()
+                self.clock.sleep(self.timing.camera_retry_s)
+                if self.reopen is not None:
+                    try:
+                        self.source.close()
+                        self.source = self.reopen()
+                    except CameraError as e2:
+                        last = e2
+        assert last is not None
+        raise last
+
+    def wait_still(self) -> bool:
+        """Small frames until the tray is still (True) or the timeout passes (False)."""
+        from vision.settle import Settler
+
+        settler = Settler()
+        t0 = self.clock.now()
+        while True:
+            small = self._camera(self.source.capture_small)
+            if settler.feed(small, self.clock.now()):
+                return True
+            self.watchdog()
+            if self.clock.now() - t0 > self.timing.settle_timeout_s:
+                return False
+
+    def read_tray(self) -> tuple[Any, int]:
+        """Read still frames until ``agree_frames`` in a row agree; (reading or None, frames read)."""
+        from vision.settle import agree
+
+        n = self.game.rules.dice
+        run: list[Any] = []
+        frames = 0
+        last = None
+        for _ in range(self.timing.read_attempts):
+            frame = self._camera(self.source.capture)
+            frames += 1
+            r = self._reader.read(frame, self.calibration, n)
+            last = r
+            if run and not agree(run[-1], r):
+                run = []
+            run.append(r)
+            if len(run) >= self.timing.agree_frames:
+                return r, frames
+        return (None if self.timing.agree_frames > 1 else last), frames
+
+    def throw(self, pressed_at: float | None = None, again: bool = False) -> ThrowResult:
+        pressed_at = self.clock.now() if pressed_at is None else pressed_at
+        again = again and self.last_reading is not None
+        if not again and not self.game.can_throw:
+            why = "the game is over" if self.game.finished else "no throws left: hold the button to choose a box"
+            return self._result("refused", pressed_at, notice=why)
+        self.panel.busy = True
+        try:
+            try:
+                if not self.wait_still():
+                    return self._result("unsettled", pressed_at, notice="the tray does not keep still - try again")
+                reading, frames = self.read_tray()
+            except CameraError as e:
+                return self._result("camera", pressed_at, notice=f"camera not working: {e}. Press to try again, or enter the dice by hand (menu)")
+            if reading is None:
+                return self._result("reroll", pressed_at, ("disagree",), frames=frames, blink=True)
+            if reading.verdict != "ok":
+                return self._result("reroll", pressed_at, tuple(reading.reasons), frames=frames, blink=True)
+            event = {"throw": list(reading.values)}
+            if again:
+                from vision.settle import same_dice
+
+                if same_dice(self.last_reading, reading):
+                    if tuple(reading.values) == tuple(self.game.dice or ()):
+                        return self._result("same", pressed_at, frames=frames, notice="read again: the same dice")
+                    ok = self.replace_throw(event, reading)
+                    return self._result("throw" if ok else "refused", pressed_at, values=reading.values, frames=frames, done=ok)
+                if not self.game.can_throw:
+                    return self._result("refused", pressed_at, notice="the dice moved, and no throws are left")
+            ok = self.record(event, reading)
+            return self._result("throw" if ok else "refused", pressed_at, values=reading.values, frames=frames, done=ok)
+        finally:
+            self.panel.busy = False
+
+    def _result(
+        self,
+        outcome: str,
+        pressed_at: float,
+        reasons: tuple[str, ...] = (),
+        values: Sequence[int] = (),
+        frames: int = 0,
+        notice: str | None = None,
+        blink: bool = False,
+        done: bool = False,
+    ) -> ThrowResult:
+        if not done:  # record()/replace_throw() have shown the screen already
+            if outcome == "reroll":
+                why = ", ".join(REASON_TEXT.get(r, r) for r in reasons) or "the dice are unclear"
+                notice = f"Throw again: {why} (no throw used)"
+            self.notice = notice
+            if blink:
+                self.panel.blink()
+            self.refresh()
+        res = ThrowResult(outcome, tuple(values), tuple(reasons), pressed_at, self.clock.now(), frames)
+        self.stats.results.append(res)
+        self.last_result = res
+        return res
+
+    # ------------------------------------------------------------------ menu
+    def menu_items(self, scores_only: bool = False) -> list[MenuItem]:
+        g = self.game
+        rs = g.rules
+        items: list[MenuItem] = []
+        if g.finished:
+            items.append(MenuItem("New game", "new_game"))
+        else:
+            opts, extra = g.options()
+            best = sorted(opts.items(), key=lambda kv: (-kv[1], rs.box_index(kv[0])))
+            for box_id, pts in best:
+                items.append(MenuItem(f"{rs.box(box_id).label(self.lang)}: {pts}", "score", box_id))
+            if not scores_only:
+                for box_id in g.declare_targets():
+                    items.append(MenuItem(f"Declare {rs.box(box_id).label(self.lang)}", "declare", box_id))
+                if self.last_reading is not None:
+                    items.append(MenuItem("Read again", "read_again"))
+                if g.dice is not None:
+                    items.append(MenuItem("Correct the dice by hand", "manual_fix"))
+                if g.can_throw:
+                    items.append(MenuItem("Enter a throw by hand", "manual_new"))
+        if g.can_undo:
+            items.append(MenuItem("Undo", "undo"))
+        items.append(MenuItem("Back", "close"))
+        return items
+
+    def open_menu(self, scores_only: bool = False) -> None:
+        self.menu = Menu(self.menu_items(scores_only))
+        self.refresh()
+
+    def _menu_input(self, inp: Input) -> None:
+        a = inp.action
+        assert self.menu is not None
+        if a in (Action.THROW, Action.NEXT):
+            self.menu.move(1)
+            self.refresh()
+        elif a is Action.PREV:
+            self.menu.move(-1)
+            self.refresh()
+        elif a in (Action.MENU, Action.SCORE):
+            item = self.menu.current
+            self.menu = None
+            self.pick(item, inp.t)
+        elif a is Action.UNDO:
+            self.menu = None
+            self.refresh()
+        elif a is Action.PICK and inp.value is not None:
+            self.menu = None
+            self.handle(inp)
+
+    def pick(self, item: MenuItem, t: float = 0.0) -> None:
+        if item.kind == "score":
+            self.record({"score": item.arg})
+        elif item.kind == "declare":
+            self.record({"declare": item.arg})
+        elif item.kind == "read_again":
+            self.throw(t, again=True)
+        elif item.kind == "manual_fix":
+            self.start_manual(replace_last=True)
+        elif item.kind == "manual_new":
+            self.start_manual(replace_last=False)
+        elif item.kind == "undo":
+            self.record({"undo": True})
+        elif item.kind == "new_game":
+            self.new_game()
+        else:
+            self.refresh()
+
+    # ------------------------------------------------------------------ dice by hand
+    def start_manual(self, replace_last: bool) -> None:
+        n = self.game.rules.dice
+        dice = list(self.game.dice or (1,) * n)
+        if replace_last and self.game.dice is None:
+            replace_last = False
+        self.manual = ManualEntry(dice, replace_last)
+        self.refresh()
+
+    def _manual_input(self, inp: Input) -> None:
+        m = self.manual
+        assert m is not None
+        a = inp.action
+        done = False
+        if a in (Action.THROW, Action.NEXT):
+            m.dice[m.cursor] = m.dice[m.cursor] % 6 + 1
+        elif a is Action.PREV:
+            m.dice[m.cursor] = (m.dice[m.cursor] - 2) % 6 + 1
+        elif a is Action.DIGIT and inp.value is not None:
+            m.dice[m.cursor] = int(inp.value)
+            done = m.cursor == len(m.dice) - 1
+            m.cursor = min(m.cursor + 1, len(m.dice) - 1)
+        elif a in (Action.MENU, Action.SCORE):
+            done = m.cursor == len(m.dice) - 1
+            m.cursor = min(m.cursor + 1, len(m.dice) - 1)
+        elif a is Action.UNDO:  # cancel
+            self.manual = None
+            self.refresh()
+            return
+        if not done:
+            self.refresh()
+            return
+        self.manual = None
+        event = {"throw": sorted(m.dice), "manual": True}
+        if m.replace_last:
+            self.replace_throw(event)
+        else:
+            self.record(event)
+        self.last_reading = None  # a hand-entered throw has no picture to read again
+
+
+def log(msg: str) -> None:
+    print(f"yatzycam: {msg}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------- the simulated player
+
+
+class FastClock:
+    """Real time plus the waits it skipped: ``sleep`` returns at once but moves ``now`` on.
+
+    The demo runs on it: frame intervals and dice rolling cost no wall time, yet a
+    press-to-screen latency still contains every millisecond of real computing.
+    """
+
+    def __init__(self) -> None:
+        import time
+
+        self._mono = time.perf_counter
+        self.skipped = 0.0
+
+    def now(self) -> float:
+        return self._mono() + self.skipped
+
+    def sleep(self, dt: float) -> None:
+        if dt > 0:
+            self.skipped += dt
+
+    advance = sleep
+
+
+class Presser(Protocol):
+    def press(self, button: str, seconds: float) -> None: ...
+
+
+class GpioPresser:
+    """Presses the panel's buttons on gpiozero's MockFactory pins (a finger on the button)."""
+
+    def __init__(self, factory: Any, pins: dict[str, int], clock: Any) -> None:
+        self.factory, self.pins, self.clock = factory, pins, clock
+
+    def press(self, button: str, seconds: float) -> None:
+        pin = self.factory.pin(self.pins[button])
+        pin.drive_low()
+        self.clock.advance(seconds)
+        pin.drive_high()
+
+
+class DirectPresser:
+    """Puts the actions a button would give straight into a panel's queue (no GPIO)."""
+
+    def __init__(self, panel: Panel, hold_s: float = 0.8) -> None:
+        from hardware.panel import DEFAULT_BUTTONS
+
+        self.panel, self.hold_s, self.map = panel, hold_s, DEFAULT_BUTTONS
+
+    def press(self, button: str, seconds: float) -> None:
+        m = self.map[button]
+        action = m.hold if seconds >= self.hold_s else m.short
+        if action is not None:
+            self.panel.put(action, source=button)
+
+
+def truth_values(table: Any, scene: Any) -> list[int | None]:
+    """Per die of a simulated scene: its top face (None: cocked or off the tray)."""
+    t = table.truth(scene)
+    dice = t.get("dice", t) if isinstance(t, dict) else t
+    out: list[int | None] = []
+    for d in dice:
+        if isinstance(d, dict):
+            ok = d.get("status", "ok") == "ok"
+            out.append(int(d["value"]) if ok and d.get("value") is not None else None)
+        else:
+            out.append(int(d) if d is not None else None)
+    return out
+
+
+def keep_faces(rs: Any, dice: Sequence[int]) -> list[int]:
+    """A plain greedy keep: the dice of the most frequent face (the higher face on a tie)."""
+    counts = [list(dice).count(f) for f in range(7)]
+    face = max(range(1, 7), key=lambda f: (counts[f], f))
+    return [face] * counts[face]
+
+
+class SimPlayer:
+    """A player at the simulated tray: throws, sets dice aside, presses the button, picks boxes.
+
+    It only looks at what a person sees (the screen: the app's view and menu) and
+    acts only through the tray and the buttons. ``one_button``: every choice is
+    made with the THROW button (short: next, hold: pick); otherwise SCORE/NEXT
+    buttons are used. ``press_delay``: how long after throwing it presses (the
+    dice may still be rolling: settle detection has to wait for them).
+    """
+
+    def __init__(
+        self,
+        app: App,
+        source: Any,
+        presser: Presser,
+        rng: Any,
+        one_button: bool = True,
+        hold_s: float = 1.0,
+        advisor: Callable[[GameView], tuple[list[int] | None, str | None]] | None = None,
+    ) -> None:
+        import numpy as np
+
+        self.app, self.source, self.presser = app, source, presser
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.one_button = one_button
+        self.hold_s = hold_s
+        self.advisor = advisor
+        self.target: MenuItem | None = None
+        self.rendered: list[tuple[int, ...]] = []  # true faces of every accepted throw
+        rs = app.game.rules
+        tab = rs.table
+        self._max = {b: int(tab.scores[:, i].max()) for i, b in enumerate(rs.box_ids)}
+
+    def _short(self, button: str = "throw") -> None:
+        self.presser.press(button, 0.12)
+
+    def _hold(self, button: str = "throw") -> None:
+        self.presser.press(button, self.hold_s + 0.2)
+
+    def _throw(self, keep_idx: Sequence[int], again: bool = False) -> None:
+        if again:
+            self.source.rethrow()
+        else:
+            self.source.throw(keep=list(keep_idx))
+        wait = float(self.rng.uniform(0.0, 1.5)) * self.source.roll_s
+        self.app.clock.sleep(wait)
+        self._short("throw")
+
+    def choose_box(self, view: GameView) -> str:
+        opts = view.option_map
+        rs = view.rules
+
+        def worth(b: str) -> tuple[float, int]:
+            pts = opts[b]
+            frac = pts / max(1, self._max[b])
+            if rs.box(b).kind == "chance":
+                frac *= 0.4
+            return (frac, pts)
+
+        best = max(opts, key=worth)
+        if opts[best] == 0:  # scratch where the least is lost
+            best = min(opts, key=lambda b: (self._max[b], rs.box_index(b)))
+        return best
+
+    def wants_to_stop(self, view: GameView) -> bool:
+        opts = view.option_map
+        rs = view.rules
+        return any(
+            pts > 0 and pts >= 0.75 * self._max[b] and rs.box(b).kind != "chance" for b, pts in opts.items()
+        )
+
+    def act(self) -> None:
+        """One thing a person does: throw (and press), or one press in the menu."""
+        app = self.app
+        view = app.view()
+        if app.manual is not None:  # not used by this player
+            self.presser.press("undo", 0.12) if "undo" in getattr(self.presser, "pins", {"undo": 1}) else None
+            return
+        if app.menu is not None:
+            items = app.menu.items
+            want = next((i for i, it in enumerate(items) if self.target and it.kind == self.target.kind and it.arg == self.target.arg), None)
+            if want is None:
+                want = next(i for i, it in enumerate(items) if it.kind == "close")
+            if app.menu.cursor == want:
+                self._hold("throw") if self.one_button else self._short("score")
+            else:
+                self._short("throw") if self.one_button else self._short("next")
+            return
+        last = app.last_result
+        if last is not None and last.outcome in ("reroll", "unsettled", "camera") and app.notice:
+            self._throw((), again=last.outcome == "reroll")
+            return
+        if view.finished:
+            return
+        if view.dice is None:
+            self._throw(())
+            return
+        keep: list[int] | None = None
+        box: str | None = None
+        if self.advisor is not None:
+            keep, box = self.advisor(view)
+        elif not self.wants_to_stop(view):
+            keep = keep_faces(view.rules, view.dice)
+        if view.can_throw and keep is not None and len(keep) < len(view.dice):
+            self._throw(self._keep_indices(keep))
+            return
+        box = box if box in view.option_map else self.choose_box(view)
+        self.target = MenuItem("", "score", box)
+        self._hold("throw") if self.one_button else self._short("score")
+
+    def _keep_indices(self, keep: Sequence[int]) -> list[int]:
+        """Which dice on the tray to set aside for the faces ``keep`` (by what really lies there)."""
+        truth = truth_values(self.source.table, self.source.scene)
+        want = list(keep)
+        idx = []
+        for i, v in enumerate(truth):
+            if v is not None and v in want:
+                want.remove(v)
+                idx.append(i)
+        return idx
