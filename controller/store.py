@@ -1,0 +1,439 @@
+"""The record: an SQLite event log that survives a power cut, plus history and statistics.
+
+Every event of every game is one row, committed (WAL, ``synchronous=FULL``) before
+:meth:`Store.append` returns, so nothing the screen has shown can be lost: after
+a kill -9 or a power cut, :meth:`Store.load` replays the game to exactly the
+state the last acknowledged event built. Only events the :class:`Game` accepts
+are stored. A game's row keeps its setup *with the rule set's text*, so a replay
+survives the rule-set file changing or disappearing.
+
+A file that is not a yatzycam database (corrupt, or another program's) is
+reported with its path and never written to.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping
+
+from controller.game import Game, GameError, Setup
+
+APP = "yatzycam"
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    players TEXT NOT NULL,          -- JSON list of names
+    setup TEXT NOT NULL,            -- JSON: Setup.to_dict(), rule-set text included
+    status TEXT NOT NULL DEFAULT 'playing' CHECK (status IN ('playing', 'finished', 'abandoned')),
+    finished_at TEXT,
+    result TEXT                     -- JSON: Game.summary() once finished
+);
+CREATE TABLE events (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,           -- 0, 1, 2, ... within the game
+    event TEXT NOT NULL,            -- JSON, as DESIGN.md spells it
+    at TEXT NOT NULL,               -- UTC time it was committed
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX games_status ON games(status, id);
+"""
+
+
+class StoreError(Exception):
+    """The database cannot be used (corrupt, foreign, unwritable) or has no such game."""
+
+    user_error = True
+
+
+def default_db_path(env: Mapping[str, str] | None = None) -> Path:
+    """$STATE_DIRECTORY (systemd) / $XDG_DATA_HOME/yatzycam / ~/.local/share/yatzycam, + yatzycam.sqlite."""
+    env = os.environ if env is None else env
+    state = env.get("STATE_DIRECTORY", "").split(":")[0]
+    if state:
+        return Path(state) / "yatzycam.sqlite"
+    xdg = env.get("XDG_DATA_HOME", "")
+    base = Path(xdg) if xdg else Path(env.get("HOME") or Path.home()) / ".local" / "share"
+    return base / "yatzycam" / "yatzycam.sqlite"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+# ------------------------------------------------------------------------ records
+
+
+@dataclass(frozen=True)
+class PlayerResult:
+    name: str
+    total: int
+    upper: int
+    bonus: int
+    extra_bonus: int
+    yatzys: int
+    winner: bool
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A game as the history lists it."""
+
+    id: int
+    rules: str
+    created: str
+    status: str  # playing | finished | abandoned
+    finished_at: str | None
+    players: tuple[str, ...]
+    results: tuple[PlayerResult, ...]  # empty until finished
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.results if r.winner)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["players"] = list(self.players)
+        d["results"] = [asdict(r) for r in self.results]
+        d["winners"] = list(self.winners)
+        return d
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """One player's figures over the finished games of one rule set."""
+
+    name: str
+    rules: str
+    games: int
+    wins: int  # shared wins count as wins
+    average: float
+    best: int
+    bonus_rate: float  # share of games with the upper bonus
+    yatzys: int  # scored throws with every die equal
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -------------------------------------------------------------------------- store
+
+
+class Store:
+    """One SQLite file of games. Safe to share between threads (one lock)."""
+
+    def __init__(self, path: str | Path, create: bool = True) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._games: dict[int, Game] = {}
+        if self.path.is_dir():
+            raise StoreError(f"{self.path}: is a directory, not a database file")
+        if not self.path.exists():
+            if not create:
+                raise StoreError(f"{self.path}: no such database (no game has been recorded there)")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(f"{self.path}: cannot create its folder: {e.strerror or e}") from None
+        try:
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=10.0)
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: cannot open: {e}") from None
+        try:
+            self._check_or_create()
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+        except StoreError:
+            self._db.close()
+            raise
+        except sqlite3.Error as e:
+            self._db.close()
+            raise StoreError(f"{self.path}: cannot use the database: {e}") from None
+
+    # ------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _foreign(self, why: str) -> StoreError:
+        return StoreError(f"{self.path}: not a yatzycam database ({why}); the file was left untouched")
+
+    def _check_or_create(self) -> None:
+        """Refuse a corrupt or foreign file before writing a single byte to it."""
+        db = self._db
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as e:
+            raise self._foreign(f"corrupt or another program's file: {e}") from None
+        if not tables:
+            if self.path.stat().st_size and not _looks_like_sqlite(self.path):
+                raise self._foreign("not an SQLite file")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if not db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():  # not created meanwhile
+                    for stmt in SCHEMA.split(";"):
+                        if stmt.strip():
+                            db.execute(stmt)
+                    db.execute("INSERT INTO meta VALUES ('app', ?), ('schema', ?)", (APP, str(SCHEMA_VERSION)))
+                db.execute("COMMIT")
+            except sqlite3.Error:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            return
+        if "meta" not in tables:
+            raise self._foreign(f"its tables are {', '.join(sorted(tables))}")
+        try:
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as e:
+            raise self._foreign(f"unreadable meta table: {e}") from None
+        if meta.get("app") != APP:
+            raise self._foreign(f"its meta table names {meta.get('app')!r}")
+        version = int(meta.get("schema", "0") or 0)
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: made by a newer yatzycam (schema {version}); left untouched")
+        try:
+            check = db.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: the database is corrupt ({e}); left untouched") from None
+        if check != "ok":
+            raise StoreError(f"{self.path}: the database is corrupt ({check}); left untouched")
+
+    def _write(self, sql_params: list[tuple[str, tuple]]) -> list[sqlite3.Cursor]:
+        """Run statements in one transaction, committed (fsync) before returning."""
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            out = [db.execute(sql, params) for sql, params in sql_params]
+            db.execute("COMMIT")
+            return out
+        except sqlite3.Error as e:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: cannot save: {e}") from None
+
+    # ---------------------------------------------------------------- games
+    def new_game(self, setup: Setup) -> int:
+        data = setup.to_dict()
+        with self._lock:
+            (cur,) = self._write(
+                [
+                    (
+                        "INSERT INTO games (created, rules, players, setup) VALUES (?, ?, ?, ?)",
+                        (_now(), setup.rules.name, json.dumps(list(setup.players)), json.dumps(data)),
+                    )
+                ]
+            )
+            gid = int(cur.lastrowid)
+            self._games[gid] = Game(Setup.from_dict(data))
+            return gid
+
+    def append(self, game_id: int, event: Mapping[str, Any]) -> Game:
+        """Apply ``event`` to the game, commit it, and return the game as it now stands.
+
+        GameError (nothing stored) if the rules refuse it; StoreError if it cannot be saved.
+        """
+        with self._lock:
+            game = self._game(game_id)
+            status = self._status(game_id)
+            if status == "abandoned":
+                raise StoreError(f"game {game_id} was abandoned")
+            new = game.copy()
+            new.apply(event)
+            seq = len(game.events)
+            stmts = [
+                (
+                    "INSERT INTO events (game_id, seq, event, at) VALUES (?, ?, ?, ?)",
+                    (game_id, seq, json.dumps(new.events[-1]), _now()),
+                )
+            ]
+            if new.finished != game.finished:
+                if new.finished:
+                    stmts.append(
+                        (
+                            "UPDATE games SET status='finished', finished_at=?, result=? WHERE id=?",
+                            (_now(), json.dumps(new.summary()), game_id),
+                        )
+                    )
+                else:  # an undo took back the last score
+                    stmts.append(("UPDATE games SET status='playing', finished_at=NULL, result=NULL WHERE id=?", (game_id,)))
+            try:
+                self._write(stmts)
+            except StoreError:
+                self._games.pop(game_id, None)  # re-read from disk next time
+                raise
+            self._games[game_id] = new
+            return new.copy()
+
+    def abandon(self, game_id: int) -> None:
+        """Mark an unfinished game as given up (it no longer resumes)."""
+        with self._lock:
+            if self._status(game_id) == "finished":
+                raise StoreError(f"game {game_id} is finished; it cannot be abandoned")
+            self._write([("UPDATE games SET status='abandoned' WHERE id=?", (game_id,))])
+
+    def load(self, game_id: int) -> Game:
+        """The game rebuilt from its events on disk."""
+        with self._lock:
+            setup_json = self._row(game_id)["setup"]
+            events = [json.loads(e) for (e,) in self._db.execute("SELECT event FROM events WHERE game_id=? ORDER BY seq", (game_id,))]
+            try:
+                game = Game.replay(Setup.from_dict(json.loads(setup_json)), events)
+            except (GameError, ValueError) as e:
+                raise StoreError(f"{self.path}: game {game_id} does not replay: {e}") from None
+            self._games[game_id] = game
+            return game.copy()
+
+    def events(self, game_id: int) -> list[dict[str, Any]]:
+        """The stored events with their sequence numbers and times."""
+        self._row(game_id)
+        rows = self._db.execute("SELECT seq, at, event FROM events WHERE game_id=? ORDER BY seq", (game_id,))
+        return [{"seq": s, "at": at, "event": json.loads(e)} for s, at, e in rows]
+
+    def latest_unfinished(self) -> int | None:
+        """The game to resume after a restart, if any."""
+        row = self._db.execute("SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else int(row[0])
+
+    def _game(self, game_id: int) -> Game:
+        g = self._games.get(game_id)
+        if g is None:
+            self.load(game_id)
+            g = self._games[game_id]
+        return g
+
+    def _row(self, game_id: int) -> sqlite3.Row:
+        cur = self._db.execute("SELECT * FROM games WHERE id=?", (int(game_id),))
+        cur.row_factory = sqlite3.Row
+        row = cur.fetchone()
+        if row is None:
+            raise StoreError(f"no game {game_id} in {self.path}")
+        return row
+
+    def _status(self, game_id: int) -> str:
+        return str(self._row(game_id)["status"])
+
+    # -------------------------------------------------------------- history
+    def record(self, game_id: int) -> GameRecord:
+        return _record(self._row(game_id))
+
+    def games(self, status: str | None = None) -> list[GameRecord]:
+        cur = self._db.execute(
+            "SELECT * FROM games" + (" WHERE status=?" if status else "") + " ORDER BY id DESC", (status,) if status else ()
+        )
+        cur.row_factory = sqlite3.Row
+        return [_record(r) for r in cur.fetchall()]
+
+    def history(self, player: str | None = None) -> list[GameRecord]:
+        """Finished games, newest first (only those ``player`` played, if given)."""
+        out = self.games("finished")
+        if player is not None:
+            out = [g for g in out if player in g.players]
+        return out
+
+    def stats(self, player: str | None = None) -> list[PlayerStats]:
+        """Per player and rule set, over finished games."""
+        acc: dict[tuple[str, str], list[PlayerResult]] = {}
+        for rec in self.history(player):
+            for r in rec.results:
+                if player is None or r.name == player:
+                    acc.setdefault((rec.rules, r.name), []).append(r)
+        out = []
+        for (rules, name), rs in sorted(acc.items()):
+            n = len(rs)
+            out.append(
+                PlayerStats(
+                    name=name,
+                    rules=rules,
+                    games=n,
+                    wins=sum(r.winner for r in rs),
+                    average=round(sum(r.total for r in rs) / n, 1),
+                    best=max(r.total for r in rs),
+                    bonus_rate=round(sum(r.bonus > 0 for r in rs) / n, 3),
+                    yatzys=sum(r.yatzys for r in rs),
+                )
+            )
+        return out
+
+    # --------------------------------------------------------------- export
+    def export_json(self, game_id: int) -> dict[str, Any]:
+        """Everything about one game: setup (rule-set text included), events, final state."""
+        rec = self.record(game_id)
+        game = self.load(game_id)
+        return {
+            "id": rec.id,
+            "rules": rec.rules,
+            "created": rec.created,
+            "status": rec.status,
+            "finished_at": rec.finished_at,
+            "setup": game.setup.to_dict(),
+            "events": self.events(game_id),
+            "state": game.to_json(),
+            "summary": game.summary(),
+        }
+
+    def export_csv(self, game_id: int, lang: str = "sv") -> str:
+        """The score pad: one row per box, one column per player, then the sums."""
+        game = self.load(game_id)
+        rs = game.rules
+        summary = game.summary()
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["box", "label", *game.players])
+        for b in rs.boxes:
+            w.writerow([b.id, b.label(lang), *("" if s["boxes"][b.id] is None else s["boxes"][b.id] for s in summary)])
+        for key in ("upper", "bonus", "extra_bonus", "total"):
+            w.writerow([key, key.replace("_", " "), *(s[key] for s in summary)])
+        w.writerow(["winner", "winner", *("yes" if s["winner"] else "" for s in summary)])
+        return buf.getvalue()
+
+
+def _record(row: sqlite3.Row) -> GameRecord:
+    results = json.loads(row["result"]) if row["result"] else []
+    return GameRecord(
+        id=int(row["id"]),
+        rules=row["rules"],
+        created=row["created"],
+        status=row["status"],
+        finished_at=row["finished_at"],
+        players=tuple(json.loads(row["players"])),
+        results=tuple(
+            PlayerResult(
+                name=r["name"],
+                total=int(r["total"]),
+                upper=int(r["upper"]),
+                bonus=int(r["bonus"]),
+                extra_bonus=int(r["extra_bonus"]),
+                yatzys=int(r["yatzys"]),
+                winner=bool(r["winner"]),
+            )
+            for r in results
+        ),
+    )
+
+
+def _looks_like_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            return f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
