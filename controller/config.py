@@ -11,14 +11,14 @@ sysexits.h) whichever command meets it; the unit lists 78 in
 ``RestartPreventExitStatus=`` so that a bad config file does not make systemd
 restart the service in a loop. Other bad input stays exit 2.
 
-Relative paths in ``[paths]`` are relative to the state directory: the
-service's ``$STATE_DIRECTORY`` (``/var/lib/yatzycam``), else
-``$XDG_DATA_HOME/yatzycam``, else ``~/.local/share/yatzycam``.
+Relative paths in ``[paths]`` are relative to the state directory, the folder
+of ``controller.store.default_db_path()``: the service's ``$STATE_DIRECTORY``
+(``/var/lib/yatzycam``), else ``$XDG_DATA_HOME/yatzycam``, else
+``~/.local/share/yatzycam``.
 """
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,6 +27,7 @@ from typing import Any
 
 from controller.rules import LANGUAGES, RulesError
 from controller.rules import load as load_rules
+from controller.store import default_db_path
 
 EX_CONFIG = 78
 DEFAULT_PATH = Path("/etc/yatzycam/config.toml")
@@ -114,13 +115,8 @@ class Config:
 
 
 def state_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where the service keeps its database, calibration and throw images."""
-    env = os.environ if env is None else env
-    if env.get("STATE_DIRECTORY"):
-        return Path(env["STATE_DIRECTORY"].split(":")[0])
-    if env.get("XDG_DATA_HOME"):
-        return Path(env["XDG_DATA_HOME"]) / "yatzycam"
-    return Path(env.get("HOME") or Path.home()) / ".local" / "share" / "yatzycam"
+    """Where the service keeps its database, calibration and throw images (the store's folder)."""
+    return default_db_path(env).parent
 
 
 def _fmt(v: Any) -> str:
@@ -303,7 +299,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Callable[[Any], Any]]]] = {
     "paths": (PathsConfig, {"db": _path, "calibration": _path, "images": _path}),
 }
 
-_PATH_DEFAULTS = {"db": "yatzycam.db", "calibration": "calibration.json", "images": "throws"}
+_PATH_DEFAULTS = {"calibration": "calibration.json", "images": "throws"}  # db: the store's default
 
 
 def keys() -> list[str]:
@@ -336,7 +332,8 @@ def parse(data: dict, shown: str = "config", env: Mapping[str, str] | None = Non
             raise ConfigError(f"{shown}: [{name}]: unknown section (allowed: {', '.join(_SCHEMA)})")
     vals = {name: _section(data, name, shown) for name in _SCHEMA}
     base = state_dir(env)
-    paths = {k: base / Path(vals["paths"].get(k, _PATH_DEFAULTS[k])) for k in _PATH_DEFAULTS}
+    defaults = {**_PATH_DEFAULTS, "db": default_db_path(env).name}
+    paths = {k: base / Path(vals["paths"].get(k, defaults[k])) for k in defaults}
     display = vals["display"]
     display["file"] = base / display.get("file", DisplayConfig.file)
     cfg = Config(

@@ -60,14 +60,14 @@ def test_defaults_and_paths_under_the_state_directory():
     assert cfg.pins.buttons == {"throw": 17}
     assert len(cfg.pins.leds_throws) == 3 and len(cfg.pins.leds_bank) == 6
     assert len(set(cfg.pins.all_pins)) == len(cfg.pins.all_pins) == 10
-    assert cfg.paths.db == Path("/var/lib/yatzycam/yatzycam.db")
+    assert cfg.paths.db == Path("/var/lib/yatzycam/yatzycam.sqlite")
     assert cfg.paths.calibration == Path("/var/lib/yatzycam/calibration.json")
     assert cfg.paths.images == Path("/var/lib/yatzycam/throws")
     assert cfg.camera.exposure is None and cfg.display.size is None
     home = config.defaults({"HOME": "/home/anna"})
-    assert home.paths.db == Path("/home/anna/.local/share/yatzycam/yatzycam.db")
+    assert home.paths.db == Path("/home/anna/.local/share/yatzycam/yatzycam.sqlite")
     xdg = config.defaults({"XDG_DATA_HOME": "/x", "HOME": "/home/anna"})
-    assert xdg.paths.db == Path("/x/yatzycam/yatzycam.db")
+    assert xdg.paths.db == Path("/x/yatzycam/yatzycam.sqlite")
 
 
 def test_values_are_read(tmp_path):
