@@ -124,19 +124,20 @@ def font(px: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONT_BOLD if bold else FONT_REGULAR), px)
 
 
+@functools.lru_cache(maxsize=16384)
 def text_width(text: str, px: int, bold: bool = False) -> float:
+    """Advance width of ``text`` in pixels (memoised: the same labels are measured every frame)."""
     return font(px, bold).getlength(text)
 
 
 def fit_text(text: str, width: float, px: int, bold: bool = False) -> str:
     """``text`` cut with an ellipsis to fit ``width`` pixels ("" when not even one letter fits)."""
-    f = font(px, bold)
-    if f.getlength(text) <= width:
+    if text_width(text, px, bold) <= width:
         return text
     lo, hi = 0, len(text)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if f.getlength(text[:mid].rstrip() + ELLIPSIS) <= width:
+        if text_width(text[:mid].rstrip() + ELLIPSIS, px, bold) <= width:
             lo = mid
         else:
             hi = mid - 1
@@ -145,13 +146,12 @@ def fit_text(text: str, width: float, px: int, bold: bool = False) -> str:
 
 def wrap_text(text: str, width: float, px: int, max_lines: int, bold: bool = False) -> list[str]:
     """Greedy word wrap to ``width``; the last allowed line is cut with an ellipsis."""
-    f = font(px, bold)
     lines: list[str] = []
     cur = ""
     wordlist = text.split()
     for i, w in enumerate(wordlist):
         cand = f"{cur} {w}" if cur else w
-        if f.getlength(cand) <= width or not cur:
+        if text_width(cand, px, bold) <= width or not cur:
             cur = cand
             continue
         lines.append(cur)
@@ -395,8 +395,10 @@ def _choose_status(view: GameView, lang: str, W: int, H: int, side: float, px: i
         inner = sw - 2 * _pad_x(px)
         # the biggest die that lets every line fit
         for max_lines in (3, 2, 1, 0):
+            base = _status_height(view, lang, sw, px, 0, max_lines)  # with zero-size dice in one row
             for die in range(min(inner // min(n, 4) - 4, int(px * 3.2)), int(px * 1.2) - 1, -2):
-                if _status_height(view, lang, sw, px, die, max_lines) <= H:
+                per_row, rows = _dice_grid(n, inner, die)
+                if view.finished or base + rows * (die + max(2, die // 6)) <= H:
                     return (W - sw, 0, W, H), die, max_lines
         return (W - sw, 0, W, H), int(px * 1.2), 1
     inner = W - 2 * _pad_x(px)
@@ -441,6 +443,10 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int]) -> list[_Candi
     out: list[_Candidate] = []
     statuses = (0.26, 0.32, 0.0) if W > H else (0.0,)
     modes = ("full", "focus") if len(view.players) > 1 else ("full",)
+    pads = {}
+    for mode in modes:
+        rows, pinned = _pad_rows(view, lang, mode)
+        pads[mode] = (len(rows), len(pinned), _widths(rows + pinned, False), _widths(rows + pinned, True))
     for status in statuses:
         srect, _, _ = _choose_status(view, lang, W, H, status, status_px)
         if status:
@@ -450,15 +456,13 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int]) -> list[_Candi
         if prect[2] - prect[0] < 50 or prect[3] - prect[1] < 50:
             continue
         for mode in modes:
-            rows, pinned = _pad_rows(view, lang, mode)
+            n_rows, n_pinned, label_full, label_short = pads[mode]
             n_vals = len(view.players) if mode == "full" else 1
-            label_full = _widths(rows + pinned, False)
-            label_short = _widths(rows + pinned, True)
             for cols in (1, 2, 3):
                 for short, lref in ((False, label_full), (True, label_short)):
                     best: tuple[int, int] | None = None  # (pages, px): fewest pages, then the biggest font
                     for px in range(max_px, min_px - 1, -1):
-                        pages = _fits(len(rows), len(pinned), cols, n_vals, lref, val_ref, prect, px)
+                        pages = _fits(n_rows, n_pinned, cols, n_vals, lref, val_ref, prect, px)
                         if pages and (best is None or pages < best[0]):
                             best = (pages, px)
                         if pages == 1:
