@@ -19,10 +19,11 @@ import json
 import os
 import sqlite3
 import threading
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from controller.game import Game, GameError, Setup
 
@@ -216,7 +217,17 @@ class Store:
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: the database is corrupt ({e}); left untouched") from None
         if check != "ok":
-            raise StoreError(f"{self.path}: the database is corrupt ({check}); left untouched")
+            why = "; ".join(x.strip() for x in str(check).splitlines() if x.strip() and not x.startswith("***"))
+            raise StoreError(f"{self.path}: the database is corrupt ({why}); left untouched")
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Database errors while reading (a file damaged since it was opened) become StoreError."""
+        try:
+            with self._lock:
+                yield
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: cannot read: {e}") from None
 
     def _write(self, sql_params: list[tuple[str, tuple]]) -> list[sqlite3.Cursor]:
         """Run statements in one transaction, committed (fsync) before returning."""
@@ -293,7 +304,7 @@ class Store:
 
     def load(self, game_id: int) -> Game:
         """The game rebuilt from its events on disk."""
-        with self._lock:
+        with self._reading():
             setup_json = self._row(game_id)["setup"]
             events = [json.loads(e) for (e,) in self._db.execute("SELECT event FROM events WHERE game_id=? ORDER BY seq", (game_id,))]
             try:
@@ -305,13 +316,15 @@ class Store:
 
     def events(self, game_id: int) -> list[dict[str, Any]]:
         """The stored events with their sequence numbers and times."""
-        self._row(game_id)
-        rows = self._db.execute("SELECT seq, at, event FROM events WHERE game_id=? ORDER BY seq", (game_id,))
+        with self._reading():
+            self._row(game_id)
+            rows = self._db.execute("SELECT seq, at, event FROM events WHERE game_id=? ORDER BY seq", (game_id,)).fetchall()
         return [{"seq": s, "at": at, "event": json.loads(e)} for s, at, e in rows]
 
     def latest_unfinished(self) -> int | None:
         """The game to resume after a restart, if any."""
-        row = self._db.execute("SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1").fetchone()
+        with self._reading():
+            row = self._db.execute("SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else int(row[0])
 
     def _game(self, game_id: int) -> Game:
@@ -334,14 +347,16 @@ class Store:
 
     # -------------------------------------------------------------- history
     def record(self, game_id: int) -> GameRecord:
-        return _record(self._row(game_id))
+        with self._reading():
+            return _record(self._row(game_id))
 
     def games(self, status: str | None = None) -> list[GameRecord]:
-        cur = self._db.execute(
-            "SELECT * FROM games" + (" WHERE status=?" if status else "") + " ORDER BY id DESC", (status,) if status else ()
-        )
-        cur.row_factory = sqlite3.Row
-        return [_record(r) for r in cur.fetchall()]
+        with self._reading():
+            cur = self._db.execute(
+                "SELECT * FROM games" + (" WHERE status=?" if status else "") + " ORDER BY id DESC", (status,) if status else ()
+            )
+            cur.row_factory = sqlite3.Row
+            return [_record(r) for r in cur.fetchall()]
 
     def history(self, player: str | None = None) -> list[GameRecord]:
         """Finished games, newest first (only those ``player`` played, if given)."""
