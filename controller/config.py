@@ -385,3 +385,32 @@ def load(path: str | Path | None, env: Mapping[str, str] | None = None) -> Confi
 
 def defaults(env: Mapping[str, str] | None = None) -> Config:
     return load(None, env)
+
+
+# ------------------------------------------------------------- config -> devices
+
+
+def open_camera(cfg: Config, clock: Any = None) -> Any:
+    """The FrameSource the config names (device code imported lazily). Raises CameraError.
+
+    ``sim`` is a simulated tray of the configured rule set's dice (``vision.synthetic``).
+    """
+    from hardware import camera
+
+    cam = cfg.camera
+    if cam.source == "picamera2":
+        return camera.PiCameraSource(
+            size=cam.size, small=cam.lores, exposure_us=cam.exposure, lens_position=cam.focus, clock=clock
+        )
+    if cam.source == "opencv":
+        return camera.OpenCVSource(device=cam.device, size=cam.size)
+    if cam.source == "folder":
+        return camera.FolderSource(cam.folder, loop=True)
+    import numpy as np
+
+    from vision.synthetic import SimTable
+
+    table = SimTable(load_rules(cfg.game.rules).dice, np.random.default_rng(0), size=cam.size)
+    source = camera.SimulatedSource(table, clock or camera.ManualClock())
+    source.throw()
+    return source

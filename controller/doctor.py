@@ -1,0 +1,418 @@
+"""`yatzycam doctor`: is this Pi ready to keep score? Each check says what it found and how to fix it.
+
+Checks, in order (``CHECKS``): config, python (numpy/OpenCV/picamera2 import in
+this venv and apt's numpy is not shadowed), camera (opens, gives frames, frame
+rate, size), gpio (which pin factory, which gpiochip; lgpio on a Pi 5), pins
+(each button and LED pin can be claimed), display (framebuffer device, depth and
+size from sysfs), calibration (present, matches the camera size, the live frame
+still shows the tray), database (opens, writable, ``PRAGMA integrity_check``),
+disk (free space where the state lives).
+
+Where doctor looks is a :class:`Probe` (filesystem root for /sys, /proc and
+/usr/lib, pin factory, camera opener, clock), so tests point it at temporary
+files, gpiozero's MockFactory and a folder camera.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller import config as config_mod
+from controller.config import Config, ConfigError
+
+CHECKS = ("config", "python", "camera", "gpio", "pins", "display", "calibration", "database", "disk")
+SERVICE_HINT = "if the service is running it holds the device: sudo systemctl stop yatzycam, run doctor, then start it"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Where the checks look. The defaults are the real machine."""
+
+    root: Path = Path("/")  # prefix for /sys, /proc, /usr/lib/python3/dist-packages
+    pin_factory: Any = None  # None: gpiozero's default factory
+    open_camera: Callable[[Config], Any] = config_mod.open_camera
+    clock: Callable[[], float] = time.monotonic
+    frames: int = 10  # frames captured to measure the frame rate
+    min_fps: float = 2.0
+    min_free_mb: int = 200
+
+    def path(self, absolute: str) -> Path:
+        return self.root / absolute.lstrip("/")
+
+
+@dataclass
+class _Run:
+    """What one check leaves for a later one (the live frame for the calibration check)."""
+
+    frame: Any = None
+    factory: Any = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _fail(name: str, detail: str, fix: str) -> Check:
+    return Check(name, False, detail, fix)
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+# ------------------------------------------------------------------ python
+
+
+def _apt_copy(probe: Probe, module: str) -> Path | None:
+    dist = probe.path("/usr/lib/python3/dist-packages")
+    for p in (dist / module, *sorted(dist.glob(f"{module}.cpython-*.so"))):
+        if p.exists():
+            return p
+    return None
+
+
+def check_python(cfg: Config, probe: Probe, run: _Run) -> Check:
+    wanted = ["numpy", "cv2", "PIL", "gpiozero"] + (["picamera2"] if cfg.camera.source == "picamera2" else [])
+    found, problems = [], []
+    for name in wanted:
+        try:
+            mod = importlib.import_module(name)
+        except Exception as e:  # noqa: BLE001 - ImportError, or numpy's "dtype size changed" ValueError
+            problems.append(f"{name}: {_first_line(e)}")
+            continue
+        found.append(f"{name} {getattr(mod, '__version__', '')}".strip())
+    for name, apt in (("numpy", "python3-numpy"), ("cv2", "python3-opencv")):
+        mod = sys.modules.get(name)
+        system = _apt_copy(probe, name)
+        if mod is None or system is None or not getattr(mod, "__file__", None):
+            continue
+        if not Path(mod.__file__).resolve().is_relative_to(system.parent.resolve()):
+            problems.append(f"{name} from {Path(mod.__file__).parent} shadows apt's {apt} in {system.parent}")
+    detail = f"{sys.executable}: " + ", ".join(found)
+    if problems:
+        return _fail(
+            "python",
+            detail + "; " + "; ".join(problems),
+            "take numpy, OpenCV and picamera2 from apt: sudo apt install python3-picamera2 python3-numpy "
+            "python3-opencv, and a venv made with --system-site-packages without its own numpy/OpenCV "
+            "(re-run sudo systemd/install.sh; or pip uninstall numpy opencv-python-headless inside the venv)",
+        )
+    return Check("python", True, detail)
+
+
+# ------------------------------------------------------------------ camera
+
+
+def check_camera(cfg: Config, probe: Probe, run: _Run) -> Check:
+    cam = cfg.camera
+    what = f"{cam.source} camera" + (f" {cam.device!r}" if cam.source == "opencv" else "")
+    fixes = {
+        "picamera2": "check the ribbon cable (contacts towards the board), `rpicam-hello --list-cameras`, "
+        "and that the user is in the video group; " + SERVICE_HINT,
+        "opencv": "check the USB camera with `v4l2-ctl --list-devices` and camera.device; " + SERVICE_HINT,
+        "folder": "camera.folder must name a folder of images",
+        "sim": "the simulated camera needs the vision package",
+    }
+    try:
+        source = probe.open_camera(cfg)
+    except Exception as e:  # noqa: BLE001 - CameraError and whatever a driver raises
+        return _fail("camera", f"{what} did not open: {_first_line(e)}", fixes[cam.source])
+    try:
+        t0 = probe.clock()
+        frames = [source.capture() for _ in range(probe.frames)]
+        dt = probe.clock() - t0
+    except Exception as e:  # noqa: BLE001
+        return _fail("camera", f"{what} opened but gave no frame: {_first_line(e)}", fixes[cam.source])
+    finally:
+        source.close()
+    frame = frames[-1]
+    h, w = frame.shape[:2]
+    fps = len(frames) / dt if dt > 0 else float("inf")
+    detail = f"{what}: {len(frames)} frames {w}x{h}, {fps:.1f} frames/s"
+    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype.name != "uint8":
+        return _fail("camera", f"{detail}; frames are {frame.shape} {frame.dtype}, not BGR uint8", fixes[cam.source])
+    if cam.source in ("picamera2", "opencv", "sim") and (w, h) != cam.size:
+        return _fail("camera", f"{detail}; camera.size asks for {cam.size[0]}x{cam.size[1]}",
+                     "set camera.size to a size the camera gives, e.g. [1280, 960], then calibrate again")
+    if float(frame.std()) < 2.0:
+        return _fail("camera", f"{detail}; the picture is flat (std {frame.std():.1f})",
+                     "lens cap on, no light, or camera.exposure far too short")
+    if fps < probe.min_fps:
+        return _fail("camera", f"{detail}; below {probe.min_fps:g} frames/s",
+                     "use a smaller camera.size or lores size; check `vcgencmd get_throttled` for undervoltage")
+    run.frame = frame
+    return Check("camera", True, detail)
+
+
+# ------------------------------------------------------------------ GPIO
+
+
+def _board_model(probe: Probe) -> str:
+    try:
+        return probe.path("/proc/device-tree/model").read_bytes().rstrip(b"\0").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def check_gpio(cfg: Config, probe: Probe, run: _Run) -> Check:
+    model = _board_model(probe)
+    chips = sorted(p.name for p in probe.path("/dev").glob("gpiochip*"))
+    with warnings.catch_warnings(record=True) as fallbacks:
+        warnings.simplefilter("always")
+        try:
+            factory = probe.pin_factory
+            if factory is None:
+                from gpiozero import Device
+
+                Device.ensure_pin_factory()
+                factory = Device.pin_factory
+        except Exception as e:  # noqa: BLE001 - BadPinFactory, lgpio errors
+            return _fail("gpio", f"{model or 'this machine'}: no GPIO pin factory works: {_first_line(e)}",
+                         "on a Pi: sudo apt install python3-lgpio python3-gpiozero and a venv with --system-site-packages; "
+                         "off a Pi set GPIOZERO_PIN_FACTORY=mock")
+    run.factory = factory
+    name = type(factory).__name__
+    chip = getattr(factory, "chip", None)
+    detail = f"{model or 'not a Raspberry Pi'}: gpiozero {name}" + (f" on gpiochip{chip}" if chip is not None else "")
+    detail += f"; devices: {', '.join(chips) or 'no /dev/gpiochip*'}"
+    if fallbacks:
+        detail += "; " + "; ".join(str(w.message).lower() for w in fallbacks)
+    if model.startswith("Raspberry Pi") and name == "MockFactory":
+        return _fail("gpio", detail, "GPIOZERO_PIN_FACTORY=mock is set: unset it (the unit does not set it)")
+    if "Raspberry Pi 5" in model and name != "LGPIOFactory":
+        return _fail("gpio", detail, "only lgpio works on a Pi 5: sudo apt install python3-lgpio (venv with --system-site-packages)")
+    if chip is not None and f"gpiochip{chip}" not in chips:
+        return _fail("gpio", detail, f"/dev/gpiochip{chip} is missing: update gpiozero/lgpio to a pair that knows this kernel")
+    return Check("gpio", True, detail)
+
+
+def check_pins(cfg: Config, probe: Probe, run: _Run) -> Check:
+    factory = run.factory or probe.pin_factory
+    if factory is None:
+        check = check_gpio(cfg, probe, run)
+        if not check.ok:
+            return _fail("pins", "no pin factory: " + check.detail, check.fix)
+        factory = run.factory
+    from gpiozero import LED, Button
+
+    roles = [(f"{k} button", pin, Button) for k, pin in cfg.pins.buttons.items()]
+    roles += [("throws LED", p, LED) for p in cfg.pins.leds_throws] + [("bank LED", p, LED) for p in cfg.pins.leds_bank]
+    busy = []
+    for role, pin, cls in roles:
+        try:
+            dev = cls(pin, pin_factory=factory)
+        except Exception as e:  # noqa: BLE001 - GPIOPinInUse, "GPIO busy", ...
+            busy.append(f"GPIO{pin} ({role}): {_first_line(e)}")
+            continue
+        dev.close()
+    listed = ", ".join(f"GPIO{pin} {role}" for role, pin, _ in roles)
+    if busy:
+        return _fail("pins", "; ".join(busy),
+                     "another program holds the pin, or it is used by the screen/HAT: change [pins] in the config; " + SERVICE_HINT)
+    return Check("pins", True, f"{len(roles)} pins free: {listed}")
+
+
+# ------------------------------------------------------------------ display
+
+
+def framebuffer_info(probe: Probe, device: str) -> dict[str, int]:
+    """bits_per_pixel, width, height, stride of /dev/fbN from sysfs. Raises OSError/ValueError."""
+    sysfs = probe.path("/sys/class/graphics") / Path(device).name
+    bpp = int((sysfs / "bits_per_pixel").read_text().strip())
+    w, h = (int(x) for x in (sysfs / "virtual_size").read_text().strip().split(","))
+    stride = int((sysfs / "stride").read_text().strip())
+    return {"bits_per_pixel": bpp, "width": w, "height": h, "stride": stride}
+
+
+def _writable_dir(path: Path) -> bool:
+    p = path
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p.is_dir() and os.access(p, os.W_OK)
+
+
+def check_display(cfg: Config, probe: Probe, run: _Run) -> Check:
+    d = cfg.display
+    if d.sink == "terminal":
+        return Check("display", True, "terminal sink: the pad is printed on stdout")
+    if d.sink == "png":
+        if _writable_dir(d.file.parent):
+            return Check("display", True, f"png sink: {d.file}")
+        return _fail("display", f"png sink: cannot write into {d.file.parent}", "set display.file to a writable place")
+    if d.sink == "window":
+        if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+            return Check("display", True, "window sink on the desktop")
+        return _fail("display", "window sink but no desktop (DISPLAY is not set)", 'use display.sink = "framebuffer" on the Pi')
+    dev = Path(d.device)
+    if not dev.exists():
+        fbs = sorted(p.name for p in probe.path("/sys/class/graphics").glob("fb*"))
+        return _fail("display", f"{dev}: no such device (framebuffers: {', '.join(fbs) or 'none'})",
+                     "connect the screen and enable its driver (dtoverlay in /boot/firmware/config.txt), "
+                     "or set display.device to one of the framebuffers listed")
+    try:
+        info = framebuffer_info(probe, d.device)
+    except (OSError, ValueError) as e:
+        return _fail("display", f"{dev}: cannot read its format from sysfs: {_first_line(e)}", "is it a framebuffer device?")
+    w, h, bpp = info["width"], info["height"], info["bits_per_pixel"]
+    detail = f"{dev}: {w}x{h}, {bpp} bits per pixel, stride {info['stride']}"
+    if not os.access(dev, os.W_OK):
+        return _fail("display", detail + "; not writable by this user", "add the user to the video group (the installer does)")
+    if bpp not in (16, 32):
+        return _fail("display", detail, "16 (RGB565) or 32 (XRGB8888) bits per pixel are supported: set the depth, "
+                     "e.g. `fbset -depth 32`, or the driver's overlay parameter")
+    if info["stride"] < w * bpp // 8:
+        return _fail("display", detail + f"; stride below {w * bpp // 8}", "the framebuffer reports an impossible stride")
+    if d.size is not None and d.size != (w, h):
+        return _fail("display", detail + f"; display.size says {d.size[0]}x{d.size[1]}", 'set display.size = "auto"')
+    return Check("display", True, detail)
+
+
+# ------------------------------------------------------------------ calibration
+
+
+def _calibration_api() -> Any:
+    try:
+        return importlib.import_module("calibration")
+    except ImportError:
+        return None
+
+
+def _cal_size(cal: Any) -> tuple[int, int] | None:
+    for name in ("image_size", "frame_size", "size"):
+        v = cal.get(name) if isinstance(cal, dict) else getattr(cal, name, None)
+        if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(x, int) for x in v):
+            return (int(v[0]), int(v[1]))
+    return None
+
+
+def check_calibration(cfg: Config, probe: Probe, run: _Run) -> Check:
+    path = cfg.paths.calibration
+    fix_new = (f"calibrate: yatzycam calibrate-live --config FILE (with the service stopped), "
+               f"or yatzycam calibrate --empty EMPTY.png --out {path}")
+    if not path.exists():
+        return _fail("calibration", f"{path}: none yet", fix_new)
+    api = _calibration_api()
+    loader = getattr(api, "load", None) or getattr(getattr(api, "Calibration", None), "load", None)
+    try:
+        cal = loader(path) if loader else json.loads(path.read_text())
+    except Exception as e:  # noqa: BLE001 - corrupt, foreign, out of date
+        return _fail("calibration", f"{path}: {_first_line(e)}", fix_new)
+    size = _cal_size(cal)
+    detail = f"{path}" + (f": made at {size[0]}x{size[1]}" if size else "")
+    if size is not None and cfg.camera.source in ("picamera2", "opencv", "sim") and size != cfg.camera.size:
+        return _fail("calibration", detail + f", the camera gives {cfg.camera.size[0]}x{cfg.camera.size[1]}",
+                     "calibrate again at this camera size, or set camera.size back")
+    checker = getattr(api, "check_frame", None)
+    if run.frame is None:
+        return Check("calibration", True, detail + "; no live frame to compare (camera check not run or failed)")
+    if checker is None:
+        return Check("calibration", True, detail + "; live tray check not available in this build")
+    try:
+        problem = checker(run.frame, cal)
+    except Exception as e:  # noqa: BLE001
+        problem = _first_line(e)
+    if problem:
+        return _fail("calibration", f"{detail}; live frame: {problem}",
+                     "the camera or tray moved: put the tray back, or calibrate again (" + fix_new + ")")
+    return Check("calibration", True, detail + "; the live frame still shows the tray")
+
+
+# ------------------------------------------------------------------ database, disk
+
+
+def check_database(cfg: Config, probe: Probe, run: _Run) -> Check:
+    path = cfg.paths.db
+    if not path.exists():
+        if _writable_dir(path.parent):
+            return Check("database", True, f"{path}: not created yet (the first game creates it)")
+        return _fail("database", f"{path}: cannot be created", "make its folder writable (the unit's StateDirectory= does)")
+    from controller.store import Store
+
+    try:
+        Store(path, create=False).close()
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            result = [r[0] for r in db.execute("PRAGMA integrity_check")]
+        db.close()
+    except Exception as e:  # noqa: BLE001 - StoreError, sqlite3.Error
+        return _fail("database", f"{path}: {_first_line(e)}",
+                     "move the file aside (the next game starts a new record) and report it; never delete it blindly")
+    if result != ["ok"]:
+        return _fail("database", f"{path}: integrity_check: {'; '.join(result[:3])}",
+                     "stop the service, copy the file, then try: sqlite3 FILE '.recover' | sqlite3 NEW.sqlite")
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        return _fail("database", f"{path}: not writable by this user", "run as the yatzycam user, or fix the owner of the state directory")
+    return Check("database", True, f"{path}: integrity ok, writable, {path.stat().st_size // 1024} KiB")
+
+
+def check_disk(cfg: Config, probe: Probe, run: _Run) -> Check:
+    p = cfg.paths.db.parent
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    usage = shutil.disk_usage(p)
+    free_mb = usage.free // 2**20
+    detail = f"{p}: {free_mb} MiB free of {usage.total // 2**20} MiB"
+    if free_mb < probe.min_free_mb:
+        return _fail("disk", detail, f"free at least {probe.min_free_mb} MiB (old throw images: {cfg.paths.images})")
+    return Check("disk", True, detail)
+
+
+_FUNCS: dict[str, Callable[[Config, Probe, _Run], Check]] = {
+    "python": check_python,
+    "camera": check_camera,
+    "gpio": check_gpio,
+    "pins": check_pins,
+    "display": check_display,
+    "calibration": check_calibration,
+    "database": check_database,
+    "disk": check_disk,
+}
+
+
+def run_checks(config_path: str | Path | None, only: Iterable[str] = (), probe: Probe = Probe()) -> list[Check]:
+    """Run the checks (all, or ``only``); a config that does not load fails the run at once."""
+    names = [n for n in CHECKS if not only or n in set(only)]
+    try:
+        cfg = config_mod.load(config_path)
+    except ConfigError as e:
+        return [_fail("config", str(e), "fix that key in the config file (every key: /etc/yatzycam/config.example.toml)")]
+    out = [Check("config", True, str(cfg.source or "defaults (no config file)"))] if "config" in names else []
+    run = _Run()
+    for name in names:
+        if name == "config":
+            continue
+        try:
+            out.append(_FUNCS[name](cfg, probe, run))
+        except Exception as e:  # noqa: BLE001 - a check that crashes is a failed check, not a traceback
+            out.append(_fail(name, f"the check itself failed: {_first_line(e)}", "report this with `yatzycam doctor --json`"))
+    return out
+
+
+def report(checks: list[Check]) -> str:
+    lines = []
+    for c in checks:
+        lines.append(f"{'ok  ' if c.ok else 'FAIL'} {c.name:<12} {c.detail}")
+        if not c.ok and c.fix:
+            lines.append(f"     {'':<12} fix: {c.fix}")
+    failed = [c.name for c in checks if not c.ok]
+    lines.append(f"{len(checks) - len(failed)} of {len(checks)} checks passed" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return "\n".join(lines)
