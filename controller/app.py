@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from controller.game import Game, GameError, Setup
@@ -582,18 +583,9 @@ class DirectPresser:
             self.panel.put(action, source=button)
 
 
-def truth_values(table: Any, scene: Any) -> list[int | None]:
-    """Per die of a simulated scene: its top face (None: cocked or off the tray)."""
-    t = table.truth(scene)
-    dice = t.get("dice", t) if isinstance(t, dict) else t
-    out: list[int | None] = []
-    for d in dice:
-        if isinstance(d, dict):
-            ok = d.get("status", "ok") == "ok"
-            out.append(int(d["value"]) if ok and d.get("value") is not None else None)
-        else:
-            out.append(int(d) if d is not None else None)
-    return out
+def truth_values(table: Any) -> list[int | None]:
+    """Per die of the simulated table: its top face (None: cocked or off the tray)."""
+    return [d.value if d.status == "ok" else None for d in table.truth.dice]
 
 
 def keep_faces(rs: Any, dice: Sequence[int]) -> list[int]:
@@ -631,7 +623,13 @@ class SimPlayer:
         self.hold_s = hold_s
         self.advisor = advisor
         self.target: MenuItem | None = None
-        self.rendered: list[tuple[int, ...]] = []  # true faces of every accepted throw
+        self.manual_target: list[int] | None = None
+        self.scored: list[tuple[int, str, tuple[int, ...]]] = []  # (player, box, the faces really on the tray)
+        self._handled: ThrowResult | None = None
+        self._rethrow_next = False
+        self.rerolls = 0  # rerolls in a row of the current throw
+        self.undone = 0  # accepted throws taken back (a cocked die the reader missed)
+        self.corrected = 0  # misreads corrected by hand
         rs = app.game.rules
         tab = rs.table
         self._max = {b: int(tab.scores[:, i].max()) for i, b in enumerate(rs.box_ids)}
@@ -674,28 +672,67 @@ class SimPlayer:
             pts > 0 and pts >= 0.75 * self._max[b] and rs.box(b).kind != "chance" for b, pts in opts.items()
         )
 
+    def _open(self, kind: str, manual: Sequence[int] | None = None) -> None:
+        """Open the menu (hold THROW) aiming at the item of ``kind``."""
+        self.target = MenuItem("", kind, None)
+        self.manual_target = list(manual) if manual is not None else None
+        self._hold("throw")
+
     def act(self) -> None:
-        """One thing a person does: throw (and press), or one press in the menu."""
+        """One thing a person does: throw (and press), or one press in the menu or the dice editor."""
         app = self.app
-        view = app.view()
-        if app.manual is not None:  # not used by this player
-            self.presser.press("undo", 0.12) if "undo" in getattr(self.presser, "pins", {"undo": 1}) else None
+        if app.manual is not None:  # entering dice by hand: +1 until right, then on to the next die
+            m = app.manual
+            target = self.manual_target or m.dice
+            if m.dice[m.cursor] != target[m.cursor]:
+                self._short("throw") if self.one_button else self._short("next")
+            else:
+                self._hold("throw") if self.one_button else self._short("score")
             return
         if app.menu is not None:
             items = app.menu.items
-            want = next((i for i, it in enumerate(items) if self.target and it.kind == self.target.kind and it.arg == self.target.arg), None)
+            t = self.target
+            want = next((i for i, it in enumerate(items) if t and it.kind == t.kind and (t.arg is None or it.arg == t.arg)), None)
             if want is None:
+                self.target = None
                 want = next(i for i, it in enumerate(items) if it.kind == "close")
             if app.menu.cursor == want:
                 self._hold("throw") if self.one_button else self._short("score")
             else:
                 self._short("throw") if self.one_button else self._short("next")
             return
-        last = app.last_result
-        if last is not None and last.outcome in ("reroll", "unsettled", "camera") and app.notice:
-            self._throw((), again=last.outcome == "reroll")
-            return
+        view = app.view()
         if view.finished:
+            return
+        truth = self.source.table.truth
+        last = app.last_result
+        if last is not None and last is not self._handled:
+            self._handled = last
+            if last.outcome == "reroll":
+                self.rerolls += 1
+                if truth.verdict == "ok" and self.rerolls >= 3 and view.can_throw:
+                    self._open("manual_new", sorted(truth.values))  # the camera keeps misreading: by hand
+                    self.rerolls = 0
+                else:
+                    self._throw((), again=True)
+                return
+            if last.outcome in ("unsettled", "camera"):
+                self._short("throw")
+                return
+            if last.outcome == "throw":
+                self.rerolls = 0
+                if truth.verdict != "ok":  # the reader missed a cocked / off-tray die: take it back
+                    self.undone += 1
+                    self._rethrow_next = True
+                    self._open("undo")
+                    return
+                if tuple(sorted(last.values)) != tuple(truth.values):  # a misread: correct it by hand
+                    self.corrected += 1
+                    self._open("manual_fix", sorted(truth.values))
+                    return
+        if self._rethrow_next:
+            self._rethrow_next = False
+            self._throw((), again=True)
             return
         if view.dice is None:
             self._throw(())
@@ -710,12 +747,13 @@ class SimPlayer:
             self._throw(self._keep_indices(keep))
             return
         box = box if box in view.option_map else self.choose_box(view)
+        self.scored.append((view.current, box, tuple(sorted(truth.values))))
         self.target = MenuItem("", "score", box)
         self._hold("throw") if self.one_button else self._short("score")
 
     def _keep_indices(self, keep: Sequence[int]) -> list[int]:
         """Which dice on the tray to set aside for the faces ``keep`` (by what really lies there)."""
-        truth = truth_values(self.source.table, self.source.scene)
+        truth = truth_values(self.source.table)
         want = list(keep)
         idx = []
         for i, v in enumerate(truth):
@@ -723,3 +761,265 @@ class SimPlayer:
                 want.remove(v)
                 idx.append(i)
         return idx
+
+
+# ---------------------------------------------------------------------- wiring: the simulated rig and the appliance
+
+DEMO_PINS = {"throw": 17, "next": 27, "score": 22, "undo": 23}
+DEMO_LEDS_THROWS = (5, 6, 13)
+DEMO_LEDS_BANK = (19, 26, 12, 16, 20, 21)
+
+
+def calibration_for(empty_frame: Any, n_dice: int) -> Any:
+    """The calibration of an empty tray (None when the calibration part is not built)."""
+    try:
+        from calibration import calibrate  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return calibrate(empty_frame, n_dice=n_dice)
+
+
+class Rig:
+    """A simulated table, tray camera, mocked GPIO panel, store and app, closed together."""
+
+    def __init__(self, app: App, player: SimPlayer | None, source: Any, panel: Panel, store: Any, factory: Any) -> None:
+        self.app, self.player, self.source, self.panel, self.store, self.factory = app, player, source, panel, store, factory
+        import time
+
+        self.started = time.perf_counter()
+        self.checks: list[tuple[tuple[int, ...], tuple[int, ...], ThrowResult]] = []  # (rendered faces, game's dice, result) per throw
+
+    def __enter__(self) -> "Rig":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.panel.close()
+        self.source.close()
+        self.store.close()
+        if self.factory is not None:
+            self.factory.reset()
+
+
+def simulated_rig(
+    rules: str,
+    players: Any = None,
+    seed: int = 1,
+    db_path: str | None = None,
+    screen: Screen | None = None,
+    one_button: bool = True,
+    keyboard: bool = False,
+    gpio: bool = True,
+    cocked_rate: float = 0.06,
+    off_rate: float = 0.04,
+    size: tuple[int, int] = (1280, 960),
+    clock: Any = None,
+    lang: str = "en",
+    flicker: float = 0.02,
+    timing: AppTiming = AppTiming(),
+) -> Rig:
+    """Everything of the appliance on a simulated tray; ``gpio``: the panel on gpiozero's MockFactory."""
+    import numpy as np
+
+    from controller.store import Store
+    from hardware.camera import SimulatedSource
+    from hardware.panel import GpioPanel, KeyboardPanel, Timing
+    from vision.synthetic import SimTable, render_empty
+
+    setup = Setup.create(rules, players)
+    rs = setup.rules
+    rng = np.random.default_rng(seed)
+    clock = clock or FastClock()
+    table = SimTable(rs.dice, rng, size=size, cocked_rate=cocked_rate, off_rate=off_rate)
+    calibration = calibration_for(render_empty(table.scene), rs.dice)
+    source = SimulatedSource(table, clock, seed=seed, flicker=flicker)
+    source.show()
+    store = Store(db_path or ":memory:")
+    game_id = store.new_game(setup)
+    factory = None
+    ptiming = Timing(hold_s=1.0)
+    if keyboard:
+        panel: Panel = KeyboardPanel(clock, ptiming)
+        presser: Any = DirectPresser(panel, ptiming.hold_s)
+    elif gpio:
+        from gpiozero.pins.mock import MockFactory
+
+        factory = MockFactory()
+        pins = DEMO_PINS if not one_button else {"throw": DEMO_PINS["throw"]}
+        panel = GpioPanel(pins, DEMO_LEDS_THROWS, DEMO_LEDS_BANK, clock=clock, timing=ptiming, pin_factory=factory)
+        presser = GpioPresser(factory, DEMO_PINS, clock)
+    else:
+        panel = Panel(clock, ptiming)
+        presser = DirectPresser(panel, ptiming.hold_s)
+    app = App(Game(setup), game_id, store, source, panel, screen or _NullScreen(), clock, calibration, timing=timing, lang=lang)
+    player = SimPlayer(app, source, presser, np.random.default_rng(seed + 1), one_button=one_button, hold_s=ptiming.hold_s)
+    if keyboard:
+        _hook_keyboard(panel, player)
+    return Rig(app, player, source, panel, store, factory)
+
+
+def _hook_keyboard(panel: Panel, player: SimPlayer) -> None:
+    """With --keyboard the simulated hand throws when THROW is pressed outside the menu."""
+    put = panel.put
+
+    def put_and_throw(action: Action, value: int | None = None, source: str = "") -> bool:
+        app = player.app
+        if action is Action.THROW and app.menu is None and app.manual is None and app.game.can_throw and not panel.busy:
+            last = app.last_result
+            if last is not None and last.outcome == "reroll" and app.notice:
+                player.source.rethrow()
+            elif app.game.dice is None:
+                player.source.throw(())
+            else:
+                player.source.throw(player._keep_indices(keep_faces(app.game.rules, app.game.dice)))
+        return put(action, value, source)
+
+    panel.put = put_and_throw  # type: ignore[method-assign]
+
+
+class _NullScreen:
+    def show(self, view: GameView) -> None:
+        pass
+
+
+def play_out(rig: Rig, max_actions: int = 20000, on_step: Callable[[Rig], None] | None = None) -> None:
+    """Let the simulated player play the game to its end (each input handled as it comes)."""
+    app, player = rig.app, rig.player
+    assert player is not None
+    app.refresh()
+    for _ in range(max_actions):
+        if app.game.finished and app.menu is None:
+            break
+        player.act()
+        while app.panel.pending():
+            app.step(0)
+            res = app.last_result
+            if res is not None and res.outcome == "throw" and (not rig.checks or rig.checks[-1][2] is not res):
+                truth = tuple(sorted(v for v in truth_values(rig.source.table) if v is not None))
+                rig.checks.append((truth, tuple(sorted(res.values)), res))
+            if on_step is not None:
+                on_step(rig)
+    else:
+        raise RuntimeError(f"the simulated game did not end in {max_actions} actions")
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    import numpy as np
+
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if len(values) else float("nan")
+
+
+def demo_report(rig: Rig) -> dict[str, Any]:
+    import time
+
+    res = rig.app.stats.results
+    lat = [1000.0 * (r.shown_at - r.pressed_at) for r in res if r.outcome in ("throw", "reroll")]
+    events = rig.app.game.events
+    return {
+        "throws": sum(r.outcome == "throw" for r in res),
+        "rerolls": sum(r.outcome == "reroll" for r in res),
+        "manual": sum(bool(e.get("manual")) for e in events),
+        "camera_errors": rig.app.stats.camera_errors,
+        "latency_p50_ms": percentile(lat, 50),
+        "latency_p95_ms": percentile(lat, 95),
+        "latency_n": len(lat),
+        "misreads": sum(t != s for t, s, _ in rig.checks),
+        "wall_s": time.perf_counter() - rig.started,
+    }
+
+
+def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
+    """The appliance: camera, panel and screen from the config; resume an unfinished game."""
+    from controller.store import Store
+    from hardware import camera as cam
+    from hardware.camera import SystemClock
+    from hardware.notify import Notifier, Watchdog, watchdog_interval
+    from hardware.panel import GpioPanel, KeyboardPanel, Timing
+
+    clock = SystemClock()
+    c = cfg.camera
+
+    def open_camera() -> FrameSource:
+        if c.source == "picamera2":
+            return cam.PiCameraSource(size=c.size, small=c.lores, exposure_us=c.exposure, lens_position=c.focus, clock=clock)
+        if c.source == "opencv":
+            return cam.OpenCVSource(c.device, c.size)
+        if c.source == "folder":
+            return cam.FolderSource(c.folder)
+        import numpy as np
+
+        from vision.synthetic import SimTable
+
+        return cam.SimulatedSource(SimTable(5, np.random.default_rng()), clock)
+
+    store = Store(cfg.paths.db)
+    gid = None if new else store.latest_unfinished()
+    if gid is not None:
+        game = store.load(gid)
+        log(f"resuming game {gid} ({game.rules.name}, {', '.join(game.players)})")
+    else:
+        g = cfg.game
+        setup = Setup.create(g.rules, list(g.players) or None, g.forced_order, True if g.banking is None else g.banking)
+        gid = store.new_game(setup)
+        game = Game(setup)
+    calibration = None
+    if Path(cfg.paths.calibration).exists():
+        try:
+            from calibration import load as load_cal  # type: ignore[attr-defined]
+
+            calibration = load_cal(cfg.paths.calibration)
+        except ImportError:
+            log("calibration part not built: reading without a calibration")
+    p = cfg.pins
+    timing = Timing(hold_s=p.hold_time, debounce_s=p.bounce_time or 0.03, shutdown_s=p.shutdown_hold or 0.0)
+    panel: Panel = KeyboardPanel(clock, timing) if keyboard else GpioPanel(p.buttons, p.leds_throws, p.leds_bank, clock=clock, timing=timing)
+    if keyboard:
+        panel.start()  # type: ignore[attr-defined]
+    screen = _config_screen(cfg)
+    notifier = Notifier.from_env()
+    dog = Watchdog(notifier, watchdog_interval())
+    try:
+        source = _retry_open(open_camera, screen, clock, game, dog)
+    except KeyboardInterrupt:
+        panel.close()
+        return 130
+    from hardware.power import poweroff
+
+    app = App(game, gid, store, source, panel, screen, clock, calibration, watchdog=lambda: dog.feed(clock.now()),
+              reopen=open_camera, lang=cfg.display.language, shutdown=poweroff)
+    notifier.ready("waiting for a throw")
+    try:
+        app.run()
+    finally:
+        notifier.stopping()
+        app.source.close()
+        panel.close()
+        store.close()
+    return 0
+
+
+def _retry_open(open_camera: Callable[[], FrameSource], screen: Screen, clock: Any, game: Game, dog: Any) -> FrameSource:
+    """Open the camera, showing the error and retrying every few seconds until it works."""
+    while True:
+        try:
+            return open_camera()
+        except CameraError as e:
+            log(f"camera: {e}")
+            screen.show(replace(game.view(), notice=f"camera not working: {e} - retrying"))
+            dog.feed(clock.now())
+            clock.sleep(3.0)
+
+
+def _config_screen(cfg: Any) -> Screen:
+    from controller.commands.app import ImageScreen, TerminalScreen
+
+    d = cfg.display
+    if d.sink == "terminal":
+        return TerminalScreen(d.language)
+    from hardware import display
+
+    sink = display.open_sink(d.sink, device=d.device, size=d.size, rotation=d.rotation, path=d.file)
+    size = getattr(sink, "size", None) or d.size or (800, 480)
+    return ImageScreen(sink, tuple(size), d.language)

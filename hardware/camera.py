@@ -352,7 +352,7 @@ class SimulatedSource(FrameSource):
     """A simulated tray over a simulated table.
 
     ``table`` has ``throw(keep=indices) -> scene``, ``rethrow() -> scene`` and
-    ``render(scene) -> BGR`` (``vision.synthetic.SimTable``). The simulated player
+    ``render() -> BGR`` of its current scene (``vision.synthetic.SimTable``). The simulated player
     calls :meth:`throw` (naming the dice it sets aside) or :meth:`rethrow`; for the
     next ``roll_s`` seconds of ``clock`` time the thrown dice tumble (frames
     differ), then the tray shows the scene where they came to rest. Each capture
@@ -397,16 +397,17 @@ class SimulatedSource(FrameSource):
         """Redo the last throw (after a cocked die or a die off the tray)."""
         return self._start(self.table.rethrow())
 
-    def show(self, scene: Any) -> Any:
-        """Put a scene on the tray at once (no roll)."""
+    def show(self, scene: Any = None) -> Any:
+        """Show the table's current scene at once (no roll)."""
+        scene = self.table.scene if scene is None else scene
         self.scene = scene
-        self._rest = self.table.render(scene)
+        self._rest = self.table.render()
         self._landed_at = -1e9
         return scene
 
     def _start(self, scene: Any) -> Any:
         before = self._rest
-        rest = self.table.render(scene)
+        rest = self.table.render()
         if before is None or before.shape != rest.shape:
             before = np.full_like(rest, int(np.median(rest)))
         diff = np.abs(rest.astype(np.int16) - before.astype(np.int16)).max(axis=2)

@@ -1,0 +1,190 @@
+"""`yatzycam demo` (a whole game on a simulated tray) and `yatzycam play` (the appliance)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from controller.cli import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="a whole game on a simulated tray, played by a simulated player",
+        description="A whole game on a simulated tray and panel: a simulated player throws, sets dice aside, "
+        "presses the button and picks boxes through the real reader, game, store and screen, to the end. "
+        "Never waits for input unless --keyboard.",
+    )
+    p.add_argument("--rules", default="yatzy", metavar="NAME", help="rule set name or .toml path (default yatzy)")
+    p.add_argument("--players", default=None, metavar="P", help="a count (2) or names (Anna,Bo); default the rule set's")
+    p.add_argument("--screen", default="terminal", choices=("terminal", "window", "png"), help="where the screen goes (default terminal)")
+    p.add_argument("--out", default=None, metavar="DIR", help="--screen png: the folder for the PNGs (default the current one)")
+    p.add_argument("--keyboard", action="store_true", help="you are the panel: space throws, m menu, q quits (see the key help)")
+    p.add_argument("--seed", type=int, default=1, help="random seed of the table and the player (default 1)")
+    p.add_argument("--db", default=None, metavar="PATH", help="SQLite file for the game (default a temporary file)")
+    p.add_argument("--lang", default="en", choices=("sv", "nb", "da", "en"), help="screen language (default en)")
+    p.add_argument("--cocked", type=float, default=0.06, help="share of throws with a cocked die (default 0.06)")
+    p.add_argument("--off", type=float, default=0.04, help="share of throws with a die off the tray (default 0.04)")
+    p.add_argument("--buttons", choices=("one", "all"), default="one", help="the simulated player uses the THROW button alone (default) or all four")
+    p.add_argument("--quiet", action="store_true", help="print only the totals")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("play", help="the appliance: camera, buttons, LEDs, screen", description="Run the scorekeeper: camera, GPIO panel and screen from the config file; resumes an unfinished game.")
+    p.add_argument("--config", default=None, metavar="FILE", help="config file (default /etc/yatzycam/config.toml if it exists, else the defaults)")
+    p.add_argument("--keyboard", action="store_true", help="a keyboard panel instead of the GPIO buttons")
+    p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
+    p.set_defaults(func=cmd_play)
+
+
+# ---------------------------------------------------------------------- screens
+
+
+class TerminalScreen:
+    """The screen as text on stdout: the pad after every score and at the end; one line per notice."""
+
+    def __init__(self, lang: str, out: Any = None, pads: bool = True) -> None:
+        self.lang, self.out, self.pads = lang, out or sys.stdout, pads
+        self._last_key: Any = None
+        self._last_notice: str | None = None
+
+    def show(self, view: Any) -> None:
+        from controller import scoreboard
+
+        filled = sum(sum(b is not None for b in p.boxes) for p in view.players)
+        key = (filled, view.finished)
+        if self.pads and key != self._last_key and (filled or view.finished):
+            print(scoreboard.render_text(view, self.lang), file=self.out)
+            print(file=self.out)
+        self._last_key = key
+        if view.notice and view.notice != self._last_notice and not view.notice.startswith(">") and not view.finished:
+            print(f"  [{view.players[view.current].name}] {view.notice}", file=self.out)
+        self._last_notice = view.notice
+
+
+class ImageScreen:
+    """The scoreboard image to a sink: PNG files, a window, the framebuffer (``hardware.display``)."""
+
+    def __init__(self, sink: Any, size: tuple[int, int], lang: str) -> None:
+        self.sink, self.size, self.lang = sink, size, lang
+        self.shown = 0
+
+    def show(self, view: Any) -> None:
+        from controller import scoreboard
+
+        self.sink.show(scoreboard.render(view, self.size, self.lang))
+        self.shown += 1
+
+
+class PngDirScreen:
+    """Every screen as a numbered PNG in a folder (``screen-0001.png``, ...)."""
+
+    def __init__(self, folder: Path, size: tuple[int, int], lang: str) -> None:
+        self.folder, self.size, self.lang = Path(folder), size, lang
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.shown = 0
+
+    def show(self, view: Any) -> None:
+        from controller import scoreboard
+
+        self.shown += 1
+        scoreboard.render_image(view, self.size, self.lang).save(self.folder / f"screen-{self.shown:04d}.png")
+
+
+class MultiScreen:
+    def __init__(self, *screens: Any) -> None:
+        self.screens = screens
+
+    def show(self, view: Any) -> None:
+        for s in self.screens:
+            s.show(view)
+
+
+def _window_sink(size: tuple[int, int]) -> Any:
+    try:
+        from hardware import display
+    except ModuleNotFoundError as e:
+        raise UserError(f"no window screen: {e}") from None
+    return display.open_sink("window", size=size)
+
+
+# ---------------------------------------------------------------------- demo
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from controller import app as A
+    from controller.rules import RulesError
+
+    out = sys.stdout
+    screens: list[Any] = []
+    if args.screen == "terminal":
+        screens.append(TerminalScreen(args.lang, out, pads=not args.quiet))
+    elif args.screen == "png":
+        screens.append(PngDirScreen(Path(args.out or "."), (800, 480), args.lang))
+    else:
+        screens.append(ImageScreen(_window_sink((800, 480)), (800, 480), args.lang))
+    tmp = None
+    db = args.db
+    if db is None:
+        tmp = tempfile.TemporaryDirectory(prefix="yatzycam-demo-")
+        db = str(Path(tmp.name) / "demo.db")
+    try:
+        try:
+            rig = A.simulated_rig(
+                args.rules,
+                args.players,
+                seed=args.seed,
+                db_path=db,
+                screen=MultiScreen(*screens),
+                one_button=args.buttons == "one",
+                keyboard=args.keyboard,
+                cocked_rate=args.cocked,
+                off_rate=args.off,
+                lang=args.lang,
+            )
+        except RulesError as e:
+            raise UserError(str(e)) from None
+        with rig:
+            if args.keyboard:
+                from hardware.panel import KEY_HELP
+
+                print(KEY_HELP, file=sys.stderr)
+                rig.panel.start()
+                rig.app.run(until=lambda: False)
+            else:
+                A.play_out(rig)
+            report = A.demo_report(rig)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    game = rig.app.game
+    if not game.finished:
+        print("the game was left unfinished", file=sys.stderr)
+    for name, total in zip(game.players, game.totals()):
+        print(f"{name}: {total}", file=out)
+    if game.finished:
+        print(f"winner: {', '.join(game.winners)}", file=out)
+    print(
+        f"{report['throws']} throws, {report['rerolls']} rerolls, {report['manual']} by hand; "
+        f"press to screen p50 {report['latency_p50_ms']:.0f} ms, p95 {report['latency_p95_ms']:.0f} ms; "
+        f"{report['wall_s']:.1f} s",
+        file=out,
+    )
+    return 0 if game.finished or args.keyboard else 1
+
+
+# ---------------------------------------------------------------------- play
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from controller import app as A
+    from controller import config as C
+
+    path = args.config
+    if path is None and C.DEFAULT_PATH.exists():
+        path = C.DEFAULT_PATH
+    cfg = C.load(path)
+    return A.play(cfg, keyboard=args.keyboard, new=args.new)
