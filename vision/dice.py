@@ -1,0 +1,166 @@
+"""Dice from pips: group the pips into faces, split touching dice, verify each face.
+
+A face is accepted only when (1) its pips fit a canonical 1-6 layout, (2) no
+other pip of the same kind lies inside the face it implies (a 6 is never read
+as a 4, two touching 2s never as a 4), and (3) the face between the pips is
+plain: no crevice, edge or stray spot (the hat response there is low). A group
+that fails is not read at all; the reader turns "pips here, but no valid face"
+into "unreadable".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.pips import Fit, Pip, fit_layout, single
+
+# Geometry of a die face in units of `a` (centre to corner-pip offset).
+FACE_HALF = 1.75  # half the face side
+R_OVER_A = (0.16, 0.62)  # pip radius / a
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How far a pip group may be from a perfect, square, top-down layout."""
+
+    max_err: float = 0.2  # max pip residual / a
+    min_aniso: float = 0.55  # smaller / larger axis (a stretched photo, a 6 with close columns)
+    a_hint: float | None = None  # known corner offset (calibrated), pixels
+    one_min_r: float | None = None  # smallest radius of a one's pip
+
+
+@dataclass(frozen=True)
+class Face:
+    value: int
+    cx: float
+    cy: float
+    a: float  # corner offset (pixels); for a one: estimated from the pip
+    angle: float
+    r: float  # mean pip radius
+    dark: bool
+    err: float
+    pips: tuple[int, ...]  # indices into the pip list
+    fit: Fit
+
+
+@dataclass(frozen=True)
+class Grouping:
+    faces: tuple[Face, ...]
+    leftover: tuple[int, ...]  # pips no valid face explains
+
+
+def _inside(fit: Fit, x: float, y: float, half: float) -> bool:
+    u, v = fit.to_face(x, y)
+    return abs(u) < half and abs(v) < half
+
+
+def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, contrast: float) -> bool:
+    """The face between the pips shows no other spot or edge in the hat response."""
+    h, w = resp.shape
+    corners = np.array([fit.to_image(u * 1.45, v * 1.45) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
+                       np.float32)
+    x0, y0 = np.floor(corners.min(0)).astype(int)
+    x1, y1 = np.ceil(corners.max(0)).astype(int) + 1
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return False  # face cut by the image edge: do not guess
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
+    for k in members:
+        p = pips[k]
+        cv2.circle(mask, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(p.r * 1.5 + 1)), 0, -1)
+    vals = resp[y0:y1, x0:x1][mask > 0]
+    if vals.size < 10:
+        return True
+    return float(np.percentile(vals, 97)) < 0.4 * contrast
+
+
+def _valid(fit: Fit | None, pips: list[Pip], members: list[int], lim: Limits) -> bool:
+    if fit is None or fit.err > lim.max_err or fit.aniso < lim.min_aniso:
+        return False
+    if lim.a_hint and fit.value > 1 and not (0.8 * lim.a_hint < fit.a < 1.25 * lim.a_hint):
+        return False
+    rs = [pips[k].r for k in members]
+    if max(rs) > 1.45 * min(rs):
+        return False
+    if fit.value > 1:
+        ratio = float(np.mean(rs)) / fit.a
+        if not (R_OVER_A[0] <= ratio <= R_OVER_A[1]):
+            return False
+    return True
+
+
+def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim: Limits) -> Face | None:
+    p = pips[members[0]]
+    r = float(np.mean([pips[k].r for k in members]))
+    if fit.value == 1:
+        if lim.one_min_r is not None and r < lim.one_min_r:
+            return None
+        fit = single(fit.cx, fit.cy, lim.a_hint if lim.a_hint else 2.2 * r)
+    if fit.value == 1 and any(k != members[0] and pips[k].dark == p.dark and pips[k].r > 0.5 * r
+                              and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < 4.5 * r for k in range(len(pips))):
+        return None
+    # no other pip of that kind may sit on the face
+    if any(k not in members and pips[k].dark == p.dark and _inside(fit, pips[k].x, pips[k].y, 1.45)
+           for k in range(len(pips))):
+        return None
+    contrast = float(np.median([pips[k].contrast for k in members]))
+    if not _plain(resp, pips, members, fit, contrast):
+        return None
+    return Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, tuple(members), fit)
+
+
+def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, float, Fit, tuple[int, ...]]]:
+    """Candidate faces, best first: (-pips, err, fit, members).
+
+    Every layout's farthest pair is a diagonal and every other pip of the face
+    lies inside the circle on that diagonal, so each pair of like pips at a
+    plausible distance proposes one candidate: the pips inside that circle.
+    Single pips are candidate ones.
+    """
+    n = len(pips)
+    out: list[tuple[int, float, Fit, tuple[int, ...]]] = []
+    if n == 0:
+        return out
+    r = np.array([p.r for p in pips])
+    dark = np.array([p.dark for p in pips])
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    rmax, rmin = np.maximum(r[:, None], r[None, :]), np.minimum(r[:, None], r[None, :])
+    ok = (dark[:, None] == dark[None, :]) & (rmax < 1.45 * rmin) & (d > 3.5 * rmax) & (d < 10.0 * rmin)
+    if lim.a_hint:
+        ok &= (d > 1.6 * lim.a_hint) & (d < 3.4 * lim.a_hint)
+    seen: set[tuple[int, ...]] = set()
+    for i, j in zip(*np.nonzero(np.triu(ok, 1))):
+        m = (xy[i] + xy[j]) / 2
+        rad = d[i, j] / 2 * 1.12
+        inside = np.nonzero((np.hypot(xy[:, 0] - m[0], xy[:, 1] - m[1]) < rad) & (dark == dark[i]))[0]
+        members = tuple(sorted(set(inside.tolist()) | {int(i), int(j)}))
+        if len(members) > 6 or members in seen:
+            continue
+        seen.add(members)
+        fit = fit_layout(xy[list(members)])
+        if _valid(fit, pips, list(members), lim):
+            out.append((-len(members), fit.err, fit, members))
+    for k in range(n):
+        out.append((-1, 0.0, single(float(xy[k, 0]), float(xy[k, 1]), 1.0), (k,)))
+    out.sort(key=lambda o: (o[0], o[1]))
+    return out
+
+
+def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Limits = Limits()) -> Grouping:
+    """Partition the pips into verified faces: the largest, best-fitting layouts first."""
+    xy = np.array([[p.x, p.y] for p in pips]) if pips else np.zeros((0, 2))
+    faces: list[Face] = []
+    used: set[int] = set()
+    for _, _, fit, members in _options(pips, xy, lim):
+        if used.intersection(members):
+            continue
+        face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim)
+        if face is not None:
+            faces.append(face)
+            used.update(members)
+    leftover = tuple(k for k in range(len(pips)) if k not in used)
+    return Grouping(tuple(faces), leftover)

@@ -1,0 +1,205 @@
+"""Pips: find round spots of either polarity, and read a face from a pip layout.
+
+`find_pips` works on a grayscale image: a black-hat (dark pips on a light face)
+and a top-hat (light pips on a dark face) with a square kernel larger than a pip
+turn every small spot into a bright blob whatever the lighting; each blob is cut
+at half its own peak (so weak and strong pips both keep their true outline) and
+kept when it is round and solid.
+
+`fit_layout` decides whether a set of pip centres is a valid 1-6 face: it fits
+the canonical layout of that many pips with a similarity transform (any yaw,
+any scale) and reports the residual in units of the layout's half spacing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Pip:
+    x: float
+    y: float
+    r: float  # equivalent radius (from area), pixels
+    dark: bool  # dark pip on a lighter face
+    contrast: float  # peak of the hat response
+    round: float  # 0..1, 1 = a perfect disc
+    elong: float  # minor / major axis, 1 = circle
+
+
+# Canonical layouts in units of `a`, the offset of a corner pip from the centre.
+LAYOUTS: dict[int, np.ndarray] = {
+    1: np.array([[0.0, 0.0]]),
+    2: np.array([[-1.0, -1.0], [1.0, 1.0]]),
+    3: np.array([[-1.0, -1.0], [0.0, 0.0], [1.0, 1.0]]),
+    4: np.array([[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]]),
+    5: np.array([[-1.0, -1.0], [1.0, -1.0], [0.0, 0.0], [-1.0, 1.0], [1.0, 1.0]]),
+    6: np.array([[-1.0, -1.0], [-1.0, 0.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 0.0], [1.0, 1.0]]),
+}
+
+
+def hats(gray: np.ndarray, kernel: int) -> tuple[np.ndarray, np.ndarray]:
+    """(black-hat, top-hat) of `gray` with a square kernel of side `kernel`."""
+    k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
+    closed = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, k)
+    opened = cv2.morphologyEx(gray, cv2.MORPH_OPEN, k)
+    return cv2.subtract(closed, gray), cv2.subtract(gray, opened)
+
+
+def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: float,
+           min_round: float) -> list[Pip]:
+    mask = cv2.threshold(resp, t_low, 1, cv2.THRESH_BINARY)[1]
+    # CCOMP: a spot inside a ring (a die's outline) is a top-level contour of its own
+    contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is None:
+        return []
+    contours = [c for c, h in zip(contours, hier[0]) if h[3] < 0]
+    out: list[Pip] = []
+    H, W = resp.shape
+    span = 2.6 * max_r * 2
+    min_a = math.pi * min_r * min_r * 0.5
+    for cont in contours:
+        x0, y0, bw, bh = cv2.boundingRect(cont)
+        if max(bw, bh) > span or bw * bh < min_a:
+            continue
+        x1, y1 = min(W, x0 + bw + 1), min(H, y0 + bh + 1)
+        x0, y0 = max(0, x0 - 1), max(0, y0 - 1)
+        patch = resp[y0:y1, x0:x1]
+        lab_u8 = np.zeros(patch.shape, np.uint8)
+        cv2.drawContours(lab_u8, [cont], -1, 1, -1, offset=(-x0, -y0))
+        lab = (lab_u8 > 0) & (patch > t_low)
+        if not lab.any():
+            continue
+        peak = float(patch[lab].max())
+        sub = ((patch > max(t_low, 0.5 * peak)) & lab).astype(np.uint8)
+        cs, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for c in cs:
+            a = cv2.contourArea(c)
+            r = math.sqrt(max(a, 1e-6) / math.pi)
+            if r < min_r or r > max_r or len(c) < 5:
+                continue
+            hull = cv2.convexHull(c)
+            ha = cv2.contourArea(hull)
+            hp = cv2.arcLength(hull, True)
+            solidity = a / ha if ha > 0 else 0.0
+            circ = 4 * math.pi * ha / (hp * hp) if hp > 0 else 0.0
+            (cx, cy), (ma, mi), _ = cv2.fitEllipse(c)
+            elong = min(ma, mi) / max(ma, mi, 1e-6)
+            rnd = min(1.0, circ) * solidity
+            if rnd < min_round or elong < 0.45:
+                continue
+            m = cv2.moments(c)
+            if m["m00"] <= 0:
+                continue
+            out.append(Pip(x0 + m["m10"] / m["m00"], y0 + m["m01"] / m["m00"], r, dark,
+                           float(patch[sub > 0].max()) if sub.any() else peak, rnd, elong))
+    return out
+
+
+def find_pips(bh: np.ndarray, th: np.ndarray, min_r: float, max_r: float,
+              t_low: float = 18.0, min_round: float = 0.72) -> list[Pip]:
+    """Round spots of either polarity with radius in [min_r, max_r] pixels, from `hats(gray, k)`."""
+    out: list[Pip] = []
+    for p in _blobs(bh, True, t_low, min_r, max_r, min_round) + _blobs(th, False, t_low, min_r, max_r, min_round):
+        if not any(q.dark == p.dark and math.hypot(q.x - p.x, q.y - p.y) < 0.5 * max(p.r, q.r) for q in out):
+            out.append(p)
+    return out
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A layout fitted to pip centres: image point = A @ template point + (cx, cy)."""
+
+    value: int
+    cx: float
+    cy: float
+    A: tuple[float, float, float, float]  # row-major 2x2; for a single pip: r-based guess
+    err: float  # max residual / scale
+    aniso: float = 1.0  # smaller / larger singular value of A (1 = square, as seen from above)
+
+    @property
+    def a(self) -> float:
+        """Scale: the corner-pip offset in pixels (geometric mean of the axes)."""
+        a00, a01, a10, a11 = self.A
+        return math.sqrt(abs(a00 * a11 - a01 * a10))
+
+    @property
+    def angle(self) -> float:
+        a00, _, a10, _ = self.A
+        return math.atan2(a10, a00)
+
+    def to_face(self, x: float, y: float) -> tuple[float, float]:
+        """Image point -> template coordinates (corner pips at +-1)."""
+        a00, a01, a10, a11 = self.A
+        det = a00 * a11 - a01 * a10
+        dx, dy = x - self.cx, y - self.cy
+        return (a11 * dx - a01 * dy) / det, (-a10 * dx + a00 * dy) / det
+
+    def to_image(self, u: float, v: float) -> tuple[float, float]:
+        a00, a01, a10, a11 = self.A
+        return self.cx + a00 * u + a01 * v, self.cy + a10 * u + a11 * v
+
+
+def single(x: float, y: float, a: float) -> Fit:
+    return Fit(1, x, y, (a, 0.0, 0.0, a), 0.0)
+
+
+def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
+    """Best fit of the canonical layout with len(pts) pips; None when n is not 1..6.
+
+    With four or more pips the fit is affine when `affine` (so a stretched photo
+    or a slightly oblique view still fits; `aniso` says how far from square it
+    is); two or three pips are fitted with a similarity.
+    """
+    n = len(pts)
+    if n < 1 or n > 6:
+        return None
+    if n == 1:
+        return single(float(pts[0, 0]), float(pts[0, 1]), 1.0)
+    tpl = LAYOUTS[n]
+    d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    i, j = np.unravel_index(int(np.argmax(d)), d.shape)
+    td = np.linalg.norm(tpl[:, None, :] - tpl[None, :, :], axis=2)
+    best: Fit | None = None
+    pz = pts[:, 0] + 1j * pts[:, 1]
+    tz = tpl[:, 0] + 1j * tpl[:, 1]
+    T1 = np.hstack([tpl, np.ones((n, 1))])
+    for ti, tj in zip(*np.nonzero(td > td.max() - 1e-9)):
+        s = (pz[j] - pz[i]) / (tz[tj] - tz[ti])
+        b = pz[i] - s * tz[ti]
+        for _ in range(2):
+            assign = np.abs((s * tz + b)[:, None] - pz[None, :]).argmin(axis=1)
+            if len(set(assign.tolist())) != n:
+                break
+            P = pts[assign]
+            if affine and n >= 4:
+                M, *_ = np.linalg.lstsq(T1, P, rcond=None)  # (3, 2)
+                A = M[:2].T
+                c = M[2]
+            else:
+                Pz = pz[assign]
+                tc, pc = tz.mean(), Pz.mean()
+                s2 = np.vdot(tz - tc, Pz - pc) / np.vdot(tz - tc, tz - tc)
+                b2 = pc - s2 * tc
+                A = np.array([[s2.real, -s2.imag], [s2.imag, s2.real]])
+                c = np.array([b2.real, b2.imag])
+            res = np.linalg.norm(tpl @ A.T + c - P, axis=1)
+            det = abs(float(np.linalg.det(A)))
+            if det <= 1e-9:
+                break
+            sv = np.linalg.svd(A, compute_uv=False)
+            err = float(res.max() / math.sqrt(det))
+            fit = Fit(n, float(c[0]), float(c[1]), (float(A[0, 0]), float(A[0, 1]), float(A[1, 0]), float(A[1, 1])),
+                      err, float(sv[1] / sv[0]))
+            if best is None or fit.err < best.err:
+                best = fit
+            # iterate the assignment with the refined transform
+            s = complex(A[0, 0], A[1, 0])
+            b = complex(c[0], c[1])
+        else:
+            continue
+    return best
