@@ -187,7 +187,8 @@ def check_gpio(cfg: Config, probe: Probe, run: _Run) -> Check:
                 Device.ensure_pin_factory()
                 factory = Device.pin_factory
         except Exception as e:  # noqa: BLE001 - BadPinFactory, lgpio errors
-            return _fail("gpio", f"{model or 'this machine'}: no GPIO pin factory works: {_first_line(e)}",
+            tried = "; ".join(str(w.message) for w in fallbacks)
+            return _fail("gpio", f"{model or 'this machine'}: no GPIO pin factory works ({tried or _first_line(e)})",
                          "on a Pi: sudo apt install python3-lgpio python3-gpiozero and a venv with --system-site-packages; "
                          "off a Pi set GPIOZERO_PIN_FACTORY=mock")
     run.factory = factory
@@ -196,7 +197,7 @@ def check_gpio(cfg: Config, probe: Probe, run: _Run) -> Check:
     detail = f"{model or 'not a Raspberry Pi'}: gpiozero {name}" + (f" on gpiochip{chip}" if chip is not None else "")
     detail += f"; devices: {', '.join(chips) or 'no /dev/gpiochip*'}"
     if fallbacks:
-        detail += "; " + "; ".join(str(w.message).lower() for w in fallbacks)
+        detail += "; " + "; ".join(str(w.message) for w in fallbacks)
     if model.startswith("Raspberry Pi") and name == "MockFactory":
         return _fail("gpio", detail, "GPIOZERO_PIN_FACTORY=mock is set: unset it (the unit does not set it)")
     if "Raspberry Pi 5" in model and name != "LGPIOFactory":
