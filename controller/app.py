@@ -180,8 +180,14 @@ class App:
         """One turn of the loop: feed the watchdog, update the LEDs, handle one input."""
         self.watchdog()
         self.panel.tick()
+        tick = getattr(self.screen, "tick", None)
+        if tick is not None:
+            tick(self.clock.now())
         inp = self.panel.get(self.timing.idle_s if timeout is None else timeout)
         if inp is not None:
+            press = getattr(self.screen, "press", None)
+            if press is not None and press(inp.t) and inp.action is not Action.QUIT:
+                return inp  # the press only woke the blank screen
             self.handle(inp)
         return inp
 
@@ -925,7 +931,10 @@ def demo_report(rig: Rig) -> dict[str, Any]:
         "latency_p50_ms": percentile(lat, 50),
         "latency_p95_ms": percentile(lat, 95),
         "latency_n": len(lat),
+        "latencies_ms": lat,
         "misreads": sum(t != s for t, s, _ in rig.checks),
+        "corrected": rig.player.corrected if rig.player else 0,
+        "undone": rig.player.undone if rig.player else 0,
         "wall_s": time.perf_counter() - rig.started,
     }
 
@@ -933,37 +942,20 @@ def demo_report(rig: Rig) -> dict[str, Any]:
 def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
     """The appliance: camera, panel and screen from the config; resume an unfinished game."""
     from controller.store import Store
-    from hardware import camera as cam
     from hardware.camera import SystemClock
     from hardware.notify import Notifier, Watchdog, watchdog_interval
     from hardware.panel import GpioPanel, KeyboardPanel, Timing
 
+    from controller.config import open_camera as config_camera
+
     clock = SystemClock()
-    c = cfg.camera
 
     def open_camera() -> FrameSource:
-        if c.source == "picamera2":
-            return cam.PiCameraSource(size=c.size, small=c.lores, exposure_us=c.exposure, lens_position=c.focus, clock=clock)
-        if c.source == "opencv":
-            return cam.OpenCVSource(c.device, c.size)
-        if c.source == "folder":
-            return cam.FolderSource(c.folder)
-        import numpy as np
-
-        from vision.synthetic import SimTable
-
-        return cam.SimulatedSource(SimTable(5, np.random.default_rng()), clock)
+        return config_camera(cfg, clock)
 
     store = Store(cfg.paths.db)
-    gid = None if new else store.latest_unfinished()
-    if gid is not None:
-        game = store.load(gid)
-        log(f"resuming game {gid} ({game.rules.name}, {', '.join(game.players)})")
-    else:
-        g = cfg.game
-        setup = Setup.create(g.rules, list(g.players) or None, g.forced_order, True if g.banking is None else g.banking)
-        gid = store.new_game(setup)
-        game = Game(setup)
+    g = cfg.game
+    game, gid = open_game(store, g.rules, list(g.players) or None, g.forced_order, g.banking, new=new)
     calibration = None
     if Path(cfg.paths.calibration).exists():
         try:
@@ -977,7 +969,7 @@ def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
     panel: Panel = KeyboardPanel(clock, timing) if keyboard else GpioPanel(p.buttons, p.leds_throws, p.leds_bank, clock=clock, timing=timing)
     if keyboard:
         panel.start()  # type: ignore[attr-defined]
-    screen = _config_screen(cfg)
+    screen = _config_screen(cfg, clock)
     notifier = Notifier.from_env()
     dog = Watchdog(notifier, watchdog_interval())
     try:
@@ -1000,6 +992,19 @@ def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
     return 0
 
 
+def open_game(
+    store: Any, rules: str, players: Any = None, forced_order: bool | None = None, banking: bool | None = None, new: bool = False
+) -> tuple[Game, int]:
+    """The unfinished game to resume after a restart, else a new one from the config's setup."""
+    gid = None if new else store.latest_unfinished()
+    if gid is not None:
+        game = store.load(gid)
+        log(f"resuming game {gid} ({game.rules.name}: {', '.join(game.players)})")
+        return game, gid
+    setup = Setup.create(rules, players, forced_order, True if banking is None else banking)
+    return Game(setup), store.new_game(setup)
+
+
 def _retry_open(open_camera: Callable[[], FrameSource], screen: Screen, clock: Any, game: Game, dog: Any) -> FrameSource:
     """Open the camera, showing the error and retrying every few seconds until it works."""
     while True:
@@ -1012,14 +1017,91 @@ def _retry_open(open_camera: Callable[[], FrameSource], screen: Screen, clock: A
             clock.sleep(3.0)
 
 
-def _config_screen(cfg: Any) -> Screen:
-    from controller.commands.app import ImageScreen, TerminalScreen
+def _config_screen(cfg: Any, clock: Clock) -> "SinkScreen":
+    from hardware import display
 
     d = cfg.display
     if d.sink == "terminal":
-        return TerminalScreen(d.language)
-    from hardware import display
+        sink: Any = display.TerminalSink(clear=True)
+    elif d.sink == "png":
+        sink = display.PngSink(Path(d.file).parent, prefix=Path(d.file).stem)
+    elif d.sink == "window":
+        sink = display.WindowSink()
+    else:
+        sink = display.FramebufferSink(d.device)
+    size = d.size or getattr(sink, "size", None) or (800, 480)
+    if d.rotation in (90, 270):
+        size = (size[1], size[0])
+    return SinkScreen([sink], tuple(size), d.language, clock=clock, idle_s=d.blank_after_s, text=d.sink == "terminal", rotation=d.rotation)
 
-    sink = display.open_sink(d.sink, device=d.device, size=d.size, rotation=d.rotation, path=d.file)
-    size = getattr(sink, "size", None) or d.size or (800, 480)
-    return ImageScreen(sink, tuple(size), d.language)
+
+# ---------------------------------------------------------------------- screens
+
+
+class SinkScreen:
+    """The scoreboard drawn for ``hardware.display`` sinks, blanked after ``idle_s`` idle seconds."""
+
+    def __init__(
+        self,
+        sinks: Sequence[Any],
+        size: tuple[int, int],
+        lang: str,
+        clock: Clock | None = None,
+        idle_s: float = 0.0,
+        text: bool = False,
+        rotation: int = 0,
+    ) -> None:
+        from hardware.display import BlankingDisplay
+
+        self.clock = clock
+        self.size, self.lang, self.text, self.rotation = size, lang, text, rotation
+        self.display = BlankingDisplay(sinks, idle_s, clock.now() if clock else 0.0)
+        self.shown = 0
+
+    def _now(self) -> float:
+        return self.clock.now() if self.clock else 0.0
+
+    def show(self, view: GameView) -> None:
+        import numpy as np
+
+        from controller import scoreboard
+
+        frame = scoreboard.render(view, self.size, self.lang)
+        if self.rotation:
+            frame = np.ascontiguousarray(np.rot90(frame, k=self.rotation // 90))
+        text = scoreboard.render_text(view, self.lang) if self.text else None
+        self.display.show(frame, text, self._now())
+        self.shown += 1
+
+    def press(self, now: float) -> bool:
+        """A press: True when it only woke a blank screen."""
+        return self.display.press(now)
+
+    def tick(self, now: float) -> None:
+        self.display.tick(now)
+
+    def close(self) -> None:
+        self.display.close()
+
+
+class TerminalScreen:
+    """The demo's screen on stdout: the pad after every score and at the end; one line per notice."""
+
+    def __init__(self, lang: str, out: Any = None, pads: bool = True) -> None:
+        self.lang, self.out, self.pads = lang, out or sys.stdout, pads
+        self._last_key: Any = None
+        self._last_notice: str | None = None
+
+    def show(self, view: GameView) -> None:
+        from controller import scoreboard
+
+        filled = sum(sum(b is not None for b in p.boxes) for p in view.players)
+        key = (filled, view.finished)
+        if self.pads and key != self._last_key and (filled or view.finished):
+            print(scoreboard.render_text(view, self.lang), file=self.out)
+            print(file=self.out)
+        self._last_key = key
+        notice = view.notice
+        if self.pads and notice and notice != self._last_notice and not notice.startswith(">") and not view.finished:
+            print(f"  [{view.players[view.current].name}] {notice}", file=self.out)
+        self._last_notice = notice

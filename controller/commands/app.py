@@ -40,77 +40,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_play)
 
 
-# ---------------------------------------------------------------------- screens
-
-
-class TerminalScreen:
-    """The screen as text on stdout: the pad after every score and at the end; one line per notice."""
-
-    def __init__(self, lang: str, out: Any = None, pads: bool = True) -> None:
-        self.lang, self.out, self.pads = lang, out or sys.stdout, pads
-        self._last_key: Any = None
-        self._last_notice: str | None = None
-
-    def show(self, view: Any) -> None:
-        from controller import scoreboard
-
-        filled = sum(sum(b is not None for b in p.boxes) for p in view.players)
-        key = (filled, view.finished)
-        if self.pads and key != self._last_key and (filled or view.finished):
-            print(scoreboard.render_text(view, self.lang), file=self.out)
-            print(file=self.out)
-        self._last_key = key
-        if view.notice and view.notice != self._last_notice and not view.notice.startswith(">") and not view.finished:
-            print(f"  [{view.players[view.current].name}] {view.notice}", file=self.out)
-        self._last_notice = view.notice
-
-
-class ImageScreen:
-    """The scoreboard image to a sink: PNG files, a window, the framebuffer (``hardware.display``)."""
-
-    def __init__(self, sink: Any, size: tuple[int, int], lang: str) -> None:
-        self.sink, self.size, self.lang = sink, size, lang
-        self.shown = 0
-
-    def show(self, view: Any) -> None:
-        from controller import scoreboard
-
-        self.sink.show(scoreboard.render(view, self.size, self.lang))
-        self.shown += 1
-
-
-class PngDirScreen:
-    """Every screen as a numbered PNG in a folder (``screen-0001.png``, ...)."""
-
-    def __init__(self, folder: Path, size: tuple[int, int], lang: str) -> None:
-        self.folder, self.size, self.lang = Path(folder), size, lang
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.shown = 0
-
-    def show(self, view: Any) -> None:
-        from controller import scoreboard
-
-        self.shown += 1
-        scoreboard.render_image(view, self.size, self.lang).save(self.folder / f"screen-{self.shown:04d}.png")
-
-
-class MultiScreen:
-    def __init__(self, *screens: Any) -> None:
-        self.screens = screens
-
-    def show(self, view: Any) -> None:
-        for s in self.screens:
-            s.show(view)
-
-
-def _window_sink(size: tuple[int, int]) -> Any:
-    try:
-        from hardware import display
-    except ModuleNotFoundError as e:
-        raise UserError(f"no window screen: {e}") from None
-    return display.open_sink("window", size=size)
-
-
 # ---------------------------------------------------------------------- demo
 
 
@@ -118,14 +47,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from controller import app as A
     from controller.rules import RulesError
 
+    from hardware.display import PngSink, WindowSink
+
     out = sys.stdout
-    screens: list[Any] = []
     if args.screen == "terminal":
-        screens.append(TerminalScreen(args.lang, out, pads=not args.quiet))
+        screen: Any = A.TerminalScreen(args.lang, out, pads=not args.quiet)
     elif args.screen == "png":
-        screens.append(PngDirScreen(Path(args.out or "."), (800, 480), args.lang))
+        screen = A.SinkScreen([PngSink(Path(args.out or "."))], (800, 480), args.lang)
     else:
-        screens.append(ImageScreen(_window_sink((800, 480)), (800, 480), args.lang))
+        screen = A.SinkScreen([WindowSink()], (800, 480), args.lang)
     tmp = None
     db = args.db
     if db is None:
@@ -138,7 +68,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 args.players,
                 seed=args.seed,
                 db_path=db,
-                screen=MultiScreen(*screens),
+                screen=screen,
                 one_button=args.buttons == "one",
                 keyboard=args.keyboard,
                 cocked_rate=args.cocked,

@@ -1,0 +1,255 @@
+"""The app loop on the simulated tray: gpiozero MockFactory buttons and LEDs, the real reader,
+the real game and a real SQLite store. Time is a ManualClock: nothing sleeps."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller import app as A
+from controller.game import Game
+from controller.store import Store
+from hardware.camera import ManualClock
+from hardware.panel import Action
+
+SIZE = (640, 480)
+
+
+class RecordingScreen:
+    """A screen that renders the real scoreboard image and remembers what it was shown."""
+
+    def __init__(self, store=None, game_id=None):
+        self.views = []
+        self.stored_at_show = []
+        self.store, self.game_id = store, game_id
+
+    def show(self, view):
+        from controller import scoreboard
+
+        img = scoreboard.render(view, (480, 320), "en")
+        assert img.shape == (320, 480, 3)
+        self.views.append(view)
+        if self.store is not None:
+            self.stored_at_show.append(len(self.store.events(self.game_id)))
+
+
+def rig(tmp_path, rules="yatzy", seed=1, cocked=0.0, off=0.0, one_button=True, players=1, **kw):
+    r = A.simulated_rig(
+        rules, players, seed=seed, db_path=str(tmp_path / "g.db"), screen=None, one_button=one_button,
+        cocked_rate=cocked, off_rate=off, size=SIZE, clock=ManualClock(), flicker=0.02, **kw,
+    )
+    r.app.screen = RecordingScreen(r.store, r.app.game_id)
+    return r
+
+
+def lit(r, pins):
+    return tuple(bool(r.factory.pin(p).state) for p in pins)
+
+
+def check_leds(r):
+    """The LEDs equal the game's ordinary throws left and bank (blinking: that or all dark)."""
+    g = r.app.game
+    r.app.panel.tick()
+    throws = 0 if g.finished else g.throws_left
+    bank = 0 if g.finished else g.bank
+    want_t = tuple(i < throws for i in range(3))
+    got_t = lit(r, A.DEMO_LEDS_THROWS)
+    got_b = lit(r, A.DEMO_LEDS_BANK)
+    blinking = r.app.clock.now() < r.app.panel.blink_until
+    if blinking and not any(got_t) and not any(got_b):
+        return
+    assert got_t == want_t, (throws, got_t)
+    if bank <= 6:
+        assert got_b == tuple(i < bank for i in range(6)), (bank, got_b)
+    else:
+        assert len(set(got_b)) == 1  # all six together: blinking
+
+
+def press(r, seconds=0.12, button="throw"):
+    pin = r.factory.pin(A.DEMO_PINS[button])
+    pin.drive_low()
+    r.app.clock.advance(seconds)
+    pin.drive_high()
+    while r.app.panel.pending():
+        r.app.step(0)
+
+
+def test_a_few_turns_leds_follow_the_game(tmp_path):
+    with rig(tmp_path, seed=4) as r:
+        steps = 0
+        r.app.refresh()
+        check_leds(r)
+        while len([e for e in r.app.game.events if "score" in e]) < 3:
+            r.player.act()
+            while r.app.panel.pending():
+                r.app.step(0)
+                check_leds(r)
+            steps += 1
+            assert steps < 400
+        # the store has exactly what the game has, and every screen came after the store
+        stored = [e["event"] for e in r.store.events(r.app.game_id)]
+        assert stored == list(r.app.game.events)
+        # scored boxes equal the faces really on the tray
+        pad = r.app.game.state.players[0].boxes
+        rs = r.app.game.rules
+        for _, box, faces in r.player.scored:
+            assert pad[rs.box_index(box)] == rs.score(faces)[box]
+
+
+def test_cocked_throw_uses_no_throw_and_blinks(tmp_path):
+    with rig(tmp_path, seed=2, cocked=1.0) as r:
+        r.app.refresh()
+        r.source.throw()
+        r.app.clock.advance(1.0)
+        press(r)
+        res = r.app.last_result
+        assert res.outcome == "reroll" and "cocked" in res.reasons
+        assert r.app.game.throws_left == 3 and r.app.game.dice is None
+        assert r.store.events(r.app.game_id) == []
+        assert "Throw again" in r.app.screen.views[-1].notice
+        seen = set()
+        for _ in range(10):
+            r.app.clock.advance(0.07)
+            r.app.panel.tick()
+            seen.add(lit(r, A.DEMO_LEDS_THROWS))
+        assert seen == {(True, True, True), (False, False, False)}
+        r.app.clock.advance(3.0)
+        check_leds(r)
+
+
+def test_off_tray_throw_uses_no_throw(tmp_path):
+    with rig(tmp_path, seed=5, off=1.0) as r:
+        r.app.refresh()
+        r.source.throw()
+        r.app.clock.advance(1.0)
+        press(r)
+        assert r.app.last_result.outcome == "reroll"
+        assert "off_tray" in r.app.last_result.reasons or r.app.last_result.reasons
+        assert r.app.game.throws_left == 3 and not r.store.events(r.app.game_id)
+
+
+def test_press_during_roll_waits_for_still_tray(tmp_path):
+    with rig(tmp_path, seed=7) as r:
+        r.app.refresh()
+        r.source.throw()
+        t0 = r.app.clock.now()
+        press(r, 0.05)  # pressed while the dice still roll
+        res = r.app.last_result
+        assert res.outcome in ("throw", "reroll")
+        assert r.app.clock.now() - t0 >= r.source.roll_s  # the reading waited for the dice to land
+
+
+def test_camera_failure_is_shown_retried_and_changes_nothing(tmp_path):
+    with rig(tmp_path, seed=3) as r:
+        r.app.refresh()
+        r.source.throw()
+        r.app.clock.advance(1.0)
+        r.source.fail_next = 100
+        press(r)
+        assert r.app.last_result.outcome == "camera"
+        assert r.app.stats.camera_errors == r.app.timing.camera_retries
+        assert any("camera" in (v.notice or "") for v in r.app.screen.views)
+        assert r.app.game.events == () and r.store.events(r.app.game_id) == []
+        check_leds(r)
+        r.source.fail_next = 1  # one failure, then the retry works
+        press(r)
+        assert r.app.last_result.outcome in ("throw", "reroll")
+
+
+def test_manual_entry_is_stored_as_manual_and_undo(tmp_path):
+    with rig(tmp_path, seed=3) as r:
+        r.app.refresh()
+        r.app.handle(A.Input(Action.MANUAL))  # -> a new throw by hand
+        for d in (3, 3, 5, 4, 5):
+            r.app.handle(A.Input(Action.DIGIT, d))
+        assert r.app.game.dice == (3, 3, 4, 5, 5)
+        ev = r.store.events(r.app.game_id)[-1]["event"]
+        assert ev.get("manual") is True
+        assert r.app.game.throws_left == 2
+        check_leds(r)
+        r.app.handle(A.Input(Action.UNDO))
+        assert r.app.game.dice is None and r.app.game.throws_left == 3
+        check_leds(r)
+
+
+def test_read_again_same_dice_spends_no_throw(tmp_path):
+    with rig(tmp_path, seed=8) as r:
+        r.app.refresh()
+        for _ in range(5):
+            r.source.throw()
+            r.app.clock.advance(1.0)
+            press(r)
+            if r.app.last_result.outcome == "throw":
+                break
+        assert r.app.last_result.outcome == "throw"
+        left = r.app.game.throws_left
+        n_events = len(r.app.game.events)
+        r.app.handle(A.Input(Action.READ_AGAIN, t=r.app.clock.now()))
+        assert r.app.last_result.outcome in ("same", "throw")
+        assert r.app.game.throws_left == left  # no throw spent
+        if r.app.last_result.outcome == "same":
+            assert len(r.app.game.events) == n_events
+        # now the dice are thrown again: read again counts as a throw
+        r.source.throw()
+        r.app.clock.advance(1.0)
+        r.app.handle(A.Input(Action.READ_AGAIN, t=r.app.clock.now()))
+        if r.app.last_result.outcome == "throw":
+            assert r.app.game.throws_left == left - 1
+
+
+def test_special8_bank_cap_and_overflow_on_leds(tmp_path):
+    with rig(tmp_path, rules="special8", seed=2) as r:
+        app = r.app
+        rs = app.game.rules
+        # three turns that stop after the first throw: bank 2, 4, 6 (stored like any events)
+        for box in ("ones", "twos", "threes"):
+            app.record({"throw": [1, 2, 3, 4, 5, 6, 6, 6], "manual": True})
+            app.record({"score": box})
+            check_leds(r)
+        assert app.game.bank == 6 and lit(r, A.DEMO_LEDS_BANK) == (True,) * 6
+        # a camera throw, then stop at once: 6 + 2 unused > 6 -> 12 - 8 = 4
+        for _ in range(6):
+            r.source.throw()
+            app.clock.advance(1.0)
+            press(r)
+            check_leds(r)
+            if app.last_result.outcome == "throw":
+                break
+        assert app.game.throws_left == 2
+        box = max(app.game.options()[0].items(), key=lambda kv: kv[1])[0]
+        app.record({"score": box})
+        assert app.game.bank == 4
+        check_leds(r)
+        assert lit(r, A.DEMO_LEDS_BANK) == (True,) * 4 + (False,) * 2
+        assert rs.bank_cap == 6
+
+
+def test_maxi_bank_over_six_blinks_all_six(tmp_path):
+    with rig(tmp_path, rules="maxi", seed=2) as r:
+        app = r.app
+        for box in ("ones", "twos", "threes", "fours"):
+            app.record({"throw": [1, 2, 3, 4, 5, 6], "manual": True})
+            app.record({"score": box})
+        assert app.game.bank == 8
+        seen = set()
+        for _ in range(6):
+            app.clock.advance(0.2)
+            app.panel.tick()
+            b = lit(r, A.DEMO_LEDS_BANK)
+            assert len(set(b)) == 1
+            seen.add(b[0])
+        assert seen == {True, False}
+        assert "8" in str(app.view().bank)
+
+
+def test_resume_after_restart(tmp_path):
+    db = tmp_path / "g.db"
+    with rig(tmp_path, seed=3) as r:
+        r.app.record({"throw": [2, 2, 2, 5, 6], "manual": True})
+        r.app.record({"score": "twos"})
+        r.app.record({"throw": [1, 1, 3, 4, 6], "manual": True})
+        gid, events = r.app.game_id, r.app.game.events
+    with Store(db) as store:
+        game, gid2 = A.open_game(store, "yatzy", None)
+        assert gid2 == gid and game.events == events and game.throws_left == 2
+        new, gid3 = A.open_game(store, "yatzy", None, new=True)
+        assert gid3 != gid and new.events == ()
