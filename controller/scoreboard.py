@@ -212,7 +212,7 @@ class Layout:
     rects: tuple[RectItem, ...]
     texts: tuple[TextItem, ...]
     dice: tuple[DieItem, ...]
-    highlight: Rect  # the current player's header cell (or standings row)
+    highlights: tuple[Rect, ...]  # the current player's header cells (one per column of boxes; none at the end)
     box_ids: tuple[str, ...]  # the boxes shown on this page
 
     @property
@@ -320,9 +320,11 @@ class _Candidate:
     px: int
     pages: int
     use_short: bool
+    label_ref: float  # width of the label column at REF_PX
     status_rect: Rect
     pad_rect: Rect
     status_px: int
+    min_px: int
 
 
 def _row_h(px: int) -> int:
@@ -338,8 +340,8 @@ def _label_bold(r: _Row) -> bool:
 
 
 def _widths(rows: Sequence[_Row], short: bool) -> float:
-    """Widest label at REF_PX."""
-    return max(text_width(r.short if short else r.label, REF_PX, _label_bold(r)) for r in rows)
+    """Widest label at REF_PX (the others' names in focus mode are cut to fit instead)."""
+    return max(text_width(r.short if short else r.label, REF_PX, _label_bold(r)) for r in rows if r.kind != "other")
 
 
 def _value_ref() -> float:
@@ -459,7 +461,10 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int]) -> list[_Candi
             n_rows, n_pinned, label_full, label_short = pads[mode]
             n_vals = len(view.players) if mode == "full" else 1
             for cols in (1, 2, 3):
-                for short, lref in ((False, label_full), (True, label_short)):
+                # last resort (a narrow screen): labels cut with an ellipsis to a third of a column
+                col_w = (prect[2] - prect[0]) / cols
+                cut = min(label_short, (col_w / 3) * REF_PX / min_px)
+                for short, lref in ((False, label_full), (True, label_short), (True, min(cut, label_short - 0.01))):
                     best: tuple[int, int] | None = None  # (pages, px): fewest pages, then the biggest font
                     for px in range(max_px, min_px - 1, -1):
                         pages = _fits(n_rows, n_pinned, cols, n_vals, lref, val_ref, prect, px)
@@ -468,14 +473,17 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int]) -> list[_Candi
                         if pages == 1:
                             break
                     if best is not None:
-                        out.append(_Candidate(status, mode, cols, best[1], best[0], short, srect, prect, status_px))
+                        out.append(_Candidate(status, mode, cols, best[1], best[0], short, lref, srect, prect, status_px, min_px))
     return out
 
 
-def _pick(cands: list[_Candidate], n_players: int) -> _Candidate:
+def _pick(cands: list[_Candidate], pads: dict[str, float]) -> _Candidate:
+    """The best candidate: labels not cut, no paging, every player's column, the bigger font, ..."""
+
     def key(c: _Candidate) -> tuple:
         # no paging first, then every player's column, then the bigger font, full labels, fewer columns
-        return (c.pages, 0 if c.mode == "full" else 1, -c.px, c.use_short, c.columns, -c.status)
+        cut = c.label_ref < pads[c.mode]
+        return (cut, c.pages, 0 if c.mode == "full" else 1, -c.px, c.use_short, c.columns, -c.status)
 
     return min(cands, key=key)
 
@@ -596,14 +604,14 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int
     chunks = [page_rows[i * per : (i + 1) * per] for i in range(cols)]
     shown = list(range(len(view.players))) if c.mode == "full" else [view.current]
     n_vals = len(shown)
-    label_w = int(math.ceil(_widths(rows + pinned, c.use_short) * px / REF_PX)) + 2 * padx
+    label_w = int(math.ceil(c.label_ref * px / REF_PX)) + 2 * padx
     min_val = int(math.ceil(_value_ref() * px / REF_PX)) + 2 * padx
     name_w = max(text_width(view.players[p].name, px, True) for p in shown) + 2 * padx
     val_w = int(max(min_val, min(name_w, (col_w - label_w) / n_vals)))
     label_w = col_w - n_vals * val_w if c.mode == "focus" else label_w
     rects: list[RectItem] = []
     texts: list[TextItem] = []
-    highlight: Rect = (0, 0, 0, 0)
+    highlights: list[Rect] = []
     leaders = set(view.leaders)
     W = words(lang)
     for ci, chunk in enumerate(chunks):
@@ -614,7 +622,7 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int
             head = f"{W['page']} {page + 1}/{c.pages}" if c.pages > 1 else ""
             if head:
                 texts.append(TextItem(fit_text(head, label_w - 2 * padx, px), (cx + padx, hy + rh // 2), "lm", px, False, MUTED,
-                                      (cx + padx, hy, cx + label_w - padx, hy + rh), "header"))
+                                      (cx + padx, hy, cx + label_w - padx, hy + rh), "page"))
             for k, p in enumerate(shown):
                 vx = cx + label_w + k * val_w
                 cell = (vx, hy, vx + val_w, hy + rh)
@@ -622,21 +630,21 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int
                 if cur:
                     rects.append(RectItem((vx, hy, vx + val_w, hy + rh * (len(chunk) + 1)), CURRENT_COL, "current_col"))
                     rects.append(RectItem(cell, CURRENT_HEAD, "current_head"))
-                    if ci == 0:
-                        highlight = cell
+                    highlights.append(cell)
                 name = view.players[p].name
-                if p in leaders and text_width(STAR + name, px, True) <= val_w - 2 * padx:
+                room = val_w - 2 * padx
+                hpx = next((f for f in range(px, c.min_px - 1, -1) if text_width(name, f, True) <= room), c.min_px)
+                if p in leaders and text_width(STAR + name, hpx, True) <= room:
                     name = STAR + name
-                t = fit_text(name, val_w - 2 * padx, px, True)
+                t = fit_text(name, room, hpx, True)
                 if t:
-                    texts.append(TextItem(t, (vx + val_w // 2, hy + rh // 2), "mm", px, True, TEXT, (vx + padx, hy, vx + val_w - padx, hy + rh), "header"))
+                    texts.append(TextItem(t, (vx + val_w // 2, hy + rh // 2), "mm", hpx, True, TEXT, (vx + padx, hy, vx + val_w - padx, hy + rh), "header"))
         else:
             p = view.current
             cell = (cx, hy, cx + col_w, hy + rh)
             cur = not view.finished
             rects.append(RectItem(cell, CURRENT_HEAD if cur else PANEL, "current_head" if cur else "header"))
-            if ci == 0:
-                highlight = cell
+            highlights.append(cell)
             name = view.players[p].name
             if c.pages > 1:
                 name = f"{name}  ({page + 1}/{c.pages})"
@@ -666,7 +674,7 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int
         # grid line under the header
         rects.append(RectItem((cx, y0 + rh - 1, cx + col_w, y0 + rh), GRID, "rule"))
     shown_ids = tuple(r.box_id for r in page_rows if r.box_id)
-    return rects, texts, highlight, shown_ids
+    return rects, texts, tuple(highlights), shown_ids
 
 
 # ----------------------------------------------------------------------- public API
@@ -680,16 +688,17 @@ def layout(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv",
     cands = _candidates(view, lang, (W, H))
     if not cands:
         raise ValueError(f"screen {W}x{H}: no layout fits {len(view.players)} players of {view.rules.name}")
-    c = _pick(cands, len(view.players))
+    pads = {m: _widths(sum(_pad_rows(view, lang, m), []), True) for m in {c.mode for c in cands}}
+    c = _pick(cands, pads)
     page = page % c.pages
     srect, die, max_lines = _choose_status(view, lang, W, H, c.status, c.status_px)
     (s_rects, s_texts, s_dice), _ = _status_items(view, lang, srect, c.status_px, die, max_lines)
-    p_rects, p_texts, highlight, ids = _pad_items(view, lang, c, page)
+    p_rects, p_texts, highlights, ids = _pad_items(view, lang, c, page)
     return Layout(
         size=(W, H), min_px=min_text_px((W, H)), pad_px=c.px, status_px=c.status_px, mode=c.mode,
         columns=c.columns, status="side" if c.status else "band", page=page, pages=c.pages,
         rects=tuple(s_rects + p_rects), texts=tuple(p_texts + s_texts), dice=tuple(s_dice),
-        highlight=highlight, box_ids=ids,
+        highlights=highlights, box_ids=ids,
     )
 
 
