@@ -417,3 +417,113 @@ def report(checks: list[Check]) -> str:
     failed = [c.name for c in checks if not c.ok]
     lines.append(f"{len(checks) - len(failed)} of {len(checks)} checks passed" + (f"; failed: {', '.join(failed)}" if failed else ""))
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ live calibration
+
+
+class CalibrationFailed(Exception):
+    """The live calibration did not produce a usable profile (the old one is kept)."""
+
+    user_error = True
+
+
+Calibrator = Callable[[Path, "Path | None", int, Path], None]  # empty.png, reference.png, n_dice, out.json
+Verifier = Callable[[Path, Path, int], "str | None"]  # calibration, reference.png, n_dice -> problem or None
+
+
+def _cli(args: list[str]) -> tuple[int, str, str]:
+    """Run a `yatzycam` subcommand in this process: (exit code, stdout, stderr)."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from controller.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(args)
+        except SystemExit as e:  # argparse: e.g. a build without the command
+            code = e.code if isinstance(e.code, int) else 2
+    return code, out.getvalue(), err.getvalue()
+
+
+def cli_calibrator(empty: Path, reference: Path | None, n_dice: int, out: Path) -> None:
+    """`yatzycam calibrate --empty ... [--reference ... --dice N] --out ...` (the vision part's command)."""
+    args = ["calibrate", "--empty", str(empty), "--out", str(out)]
+    if reference is not None:
+        args += ["--reference", str(reference), "--dice", str(n_dice)]
+    code, _, err = _cli(args)
+    if code != 0:
+        lines = [x for x in err.strip().splitlines() if x.strip()]
+        raise CalibrationFailed(lines[-1] if lines else f"yatzycam calibrate exited {code}")
+
+
+def cli_verifier(calibration: Path, reference: Path, n_dice: int) -> str | None:
+    """Read the reference throw with the new calibration: all N dice, verdict ok?"""
+    code, out, err = _cli(["read", "--calibration", str(calibration), "--dice", str(n_dice), "--json", str(reference)])
+    try:
+        r = json.loads(out.strip().splitlines()[0])
+    except (IndexError, ValueError):
+        return (err.strip().splitlines() or [f"yatzycam read exited {code}"])[-1]
+    if r.get("verdict") != "ok" or len(r.get("values", [])) != n_dice:
+        return f"the reference throw read as {r.get('values')} ({r.get('verdict')}: {', '.join(r.get('reasons', [])) or 'no reason'})"
+    return None
+
+
+def grab(source: Any, frames: int = 3) -> Any:
+    """The per-pixel median of a few frames: mains flicker and sensor noise averaged out."""
+    import numpy as np
+
+    shots = [source.capture() for _ in range(max(1, frames))]
+    return np.median(np.stack(shots), axis=0).astype(np.uint8) if len(shots) > 1 else shots[0]
+
+
+def calibrate_live(
+    source: Any,
+    wait_press: Callable[[], Any],
+    show: Callable[[str], Any],
+    out: Path,
+    n_dice: int,
+    images: Path,
+    calibrate: Calibrator = cli_calibrator,
+    verify: Verifier | None = cli_verifier,
+    frames: int = 3,
+) -> Path:
+    """Guided calibration from a live FrameSource: empty tray, press; N dice flat, press.
+
+    ``show(text)`` puts a line on the screen; ``wait_press()`` returns when the
+    button is pressed. The two frames are kept in ``images``; the profile is
+    written next to ``out`` and moved over it only when it works (the reference
+    throw reads as N dice), so a failed attempt keeps the old calibration.
+    Raises :class:`CalibrationFailed` (after showing why).
+    """
+    import cv2
+
+    show("Calibration 1/2: empty the tray, then press the button")
+    wait_press()
+    empty = grab(source, frames)
+    show(f"Calibration 2/2: put {n_dice} dice flat on the tray, apart, then press the button")
+    wait_press()
+    reference = grab(source, frames)
+    images.mkdir(parents=True, exist_ok=True)
+    empty_png, ref_png = images / "calibration-empty.png", images / "calibration-reference.png"
+    for path, frame in ((empty_png, empty), (ref_png, reference)):
+        if not cv2.imwrite(str(path), frame):
+            raise CalibrationFailed(f"{path}: cannot write the frame")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    new = out.with_name(out.name + ".new")
+    try:
+        calibrate(empty_png, ref_png, n_dice, new)
+        problem = verify(new, ref_png, n_dice) if verify else None
+        if problem:
+            raise CalibrationFailed(problem)
+    except Exception as e:
+        new.unlink(missing_ok=True)
+        why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        kept = "the old calibration is kept" if out.exists() else "no calibration yet"
+        show(f"Calibration failed: {why}; {kept}. Try again.")
+        raise CalibrationFailed(f"{why} ({kept}; the frames are in {images})") from None
+    os.replace(new, out)
+    show(f"Calibrated: {n_dice} dice read on the tray. Saved {out.name}.")
+    return out

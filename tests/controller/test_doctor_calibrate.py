@@ -1,0 +1,103 @@
+"""controller.doctor.calibrate_live: the guided calibration from a live FrameSource."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.doctor import CalibrationFailed, calibrate_live, grab
+from hardware.camera import FolderSource
+from vision import synthetic
+
+
+@pytest.fixture(scope="module")
+def frames():
+    scene = synthetic.reference_scene(np.random.default_rng(7), 5, size=(640, 480))
+    return synthetic.render_empty(scene), synthetic.render(scene)
+
+
+def camera_folder(tmp_path: Path, frames, copies: int = 3) -> Path:
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    empty, ref = frames
+    for i in range(copies):
+        cv2.imwrite(str(folder / f"a{i}.png"), empty)
+        cv2.imwrite(str(folder / f"b{i}.png"), ref)
+    return folder
+
+
+class Recorder:
+    """The screen and the button of the test: what was shown, when the presses came."""
+
+    def __init__(self, source) -> None:
+        self.source = source
+        self.events: list[str] = []
+
+    def show(self, text: str) -> None:
+        self.events.append(text)
+
+    def press(self) -> None:
+        self.events.append(f"press@{self.source.pos}")
+
+
+def test_guided_flow_writes_the_profile(tmp_path, frames):
+    src = FolderSource(camera_folder(tmp_path, frames))
+    ui = Recorder(src)
+    seen = {}
+
+    def calibrate(empty: Path, reference: Path | None, n: int, out: Path) -> None:
+        seen.update(empty=cv2.imread(str(empty)), reference=cv2.imread(str(reference)), n=n, out=out)
+        out.write_text(json.dumps({"version": 1}))
+
+    out = tmp_path / "state" / "calibration.json"
+    got = calibrate_live(src, ui.press, ui.show, out, 5, tmp_path / "state" / "throws", calibrate, verify=lambda c, r, n: None)
+    assert got == out and json.loads(out.read_text()) == {"version": 1}
+    assert not out.with_name("calibration.json.new").exists()
+    # the empty tray was taken after the first press, the dice after the second
+    assert ui.events[0].startswith("Calibration 1/2: empty the tray")
+    assert ui.events[1] == "press@0"
+    assert ui.events[2].startswith("Calibration 2/2: put 5 dice flat")
+    assert ui.events[3] == "press@3"
+    assert ui.events[4].startswith("Calibrated")
+    assert np.array_equal(seen["empty"], frames[0]) and np.array_equal(seen["reference"], frames[1])
+    assert seen["n"] == 5 and seen["out"].name == "calibration.json.new"
+    assert (tmp_path / "state/throws/calibration-empty.png").exists()
+
+
+@pytest.mark.parametrize("stage", ["calibrate", "verify"])
+def test_a_failed_attempt_keeps_the_old_profile(tmp_path, frames, stage):
+    src = FolderSource(camera_folder(tmp_path, frames))
+    ui = Recorder(src)
+    out = tmp_path / "calibration.json"
+    out.write_text("old")
+
+    def calibrate(empty, reference, n, new):
+        new.write_text("half-written")
+        if stage == "calibrate":
+            raise CalibrationFailed("no tray found in the empty frame")
+
+    def verify(cal, ref, n):
+        return "the reference throw read as [1, 2, 3] (reroll: missing)" if stage == "verify" else None
+
+    with pytest.raises(CalibrationFailed, match="old calibration is kept") as e:
+        calibrate_live(src, ui.press, ui.show, out, 5, tmp_path / "throws", calibrate, verify)
+    assert out.read_text() == "old" and not (tmp_path / "calibration.json.new").exists()
+    assert ui.events[-1].startswith("Calibration failed: ")
+    assert ("no tray found" if stage == "calibrate" else "read as [1, 2, 3]") in str(e.value)
+
+
+def test_grab_takes_the_median(tmp_path, frames):
+    # one frame of three has a flash in it: the median frame does not
+    folder = tmp_path / "f"
+    folder.mkdir()
+    flash = frames[0].copy()
+    cv2.circle(flash, (320, 240), 60, (255, 255, 255), -1)
+    for name, img in (("0", frames[0]), ("1", flash), ("2", frames[0])):
+        cv2.imwrite(str(folder / f"{name}.png"), img)
+    out = grab(FolderSource(folder), 3)
+    assert np.array_equal(out, frames[0])
+    assert not np.array_equal(grab(FolderSource(folder), 2), frames[0])  # a mean-like 2-frame median keeps some flash
