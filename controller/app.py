@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
-from controller.game import Game, GameError, Setup
+from controller.game import MAX_PLAYERS, Game, GameError, Setup
 from controller.view import GameView
 from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
@@ -145,6 +145,8 @@ class App:
         self.last_result: ThrowResult | None = None
         self.shutdown = shutdown  # powers the device off (``hardware.power.poweroff``); None: off
         self._shutdown_asked: float | None = None
+        self.setup_menu = False  # the menu shows the next game's setup
+        self.next_setup: tuple[str, int] = (game.rules.name, len(game.players))
         from vision import reader
 
         self._reader = reader
@@ -296,7 +298,15 @@ class App:
         return True
 
     def new_game(self) -> None:
-        setup = self.game.setup
+        """A new game with the chosen setup (the unfinished one is marked abandoned in the store)."""
+        old = self.game.setup
+        rules, n = self.next_setup
+        if rules == old.rules.name and n == len(old.players):
+            setup = old
+        else:
+            setup = Setup.create(rules, n, banking=old.banking)
+        if not self.game.finished:
+            self.store.abandon(self.game_id)
         self.game_id = self.store.new_game(setup)
         self.game = Game(setup)
         self.last_reading = None
@@ -423,8 +433,10 @@ class App:
         g = self.game
         rs = g.rules
         items: list[MenuItem] = []
+        if self.setup_menu:
+            return self.setup_items()
         if g.finished:
-            items.append(MenuItem("New game", "new_game"))
+            items.append(MenuItem(f"New game: {self._setup_text()}", "new_game"))
         else:
             opts, extra = g.options()
             best = sorted(opts.items(), key=lambda kv: (-kv[1], rs.box_index(kv[0])))
@@ -441,8 +453,24 @@ class App:
                     items.append(MenuItem("Enter a throw by hand", "manual_new"))
         if g.can_undo:
             items.append(MenuItem("Undo", "undo"))
+        items.append(MenuItem("Another game (rules, players)", "setup"))
         items.append(MenuItem("Back", "close"))
         return items
+
+    def _setup_text(self) -> str:
+        rules, n = self.next_setup
+        return f"{rules}, {n} player{'s' if n != 1 else ''}"
+
+    def setup_items(self) -> list[MenuItem]:
+        """Choosing the next game on the device: rule set and number of players."""
+        rules, n = self.next_setup
+        verb = "Start" if self.game.finished else "Give up this game and start"
+        return [
+            MenuItem(f"{verb}: {self._setup_text()}", "new_game"),
+            MenuItem(f"Rules: {rules} (pick to change)", "setup_rules"),
+            MenuItem(f"Players: {n} (pick to change)", "setup_players"),
+            MenuItem("Back", "close"),
+        ]
 
     def open_menu(self, scores_only: bool = False) -> None:
         self.menu = Menu(self.menu_items(scores_only))
@@ -463,6 +491,7 @@ class App:
             self.pick(item, inp.t)
         elif a is Action.UNDO:
             self.menu = None
+            self.setup_menu = False
             self.refresh()
         elif a is Action.PICK and inp.value is not None:
             self.menu = None
@@ -482,8 +511,28 @@ class App:
         elif item.kind == "undo":
             self.record({"undo": True})
         elif item.kind == "new_game":
+            self.setup_menu = False
             self.new_game()
+        elif item.kind == "setup":
+            self.setup_menu = True
+            self.open_menu()
+        elif item.kind in ("setup_rules", "setup_players"):
+            from controller.rules import builtin_names
+
+            rules, n = self.next_setup
+            if item.kind == "setup_rules":
+                names = builtin_names()
+                rules = names[(names.index(rules) + 1) % len(names)] if rules in names else names[0]
+            else:
+                n = n % MAX_PLAYERS + 1
+            self.next_setup = (rules, n)
+            cursor = 1 if item.kind == "setup_rules" else 2
+            self.open_menu()
+            assert self.menu is not None
+            self.menu.cursor = cursor
+            self.refresh()
         else:
+            self.setup_menu = False
             self.refresh()
 
     # ------------------------------------------------------------------ dice by hand

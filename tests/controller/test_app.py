@@ -253,3 +253,35 @@ def test_resume_after_restart(tmp_path):
         assert gid2 == gid and game.events == events and game.throws_left == 2
         new, gid3 = A.open_game(store, "yatzy", None, new=True)
         assert gid3 != gid and new.events == ()
+
+
+def test_choose_rules_and_players_on_the_device_with_one_button(tmp_path):
+    with rig(tmp_path, seed=3) as r:
+        app = r.app
+        app.refresh()
+        old = app.game_id
+
+        def choose(kind, label_has=None):
+            for _ in range(40):
+                item = app.menu.current
+                if item.kind == kind and (label_has is None or label_has in item.label):
+                    press(r, 1.2)  # hold: pick
+                    return
+                press(r, 0.12)  # short: next
+            raise AssertionError(f"no {kind} in the menu")
+
+        press(r, 1.2)  # hold: open the menu
+        assert app.menu is not None
+        choose("setup")
+        for _ in range(10):
+            if "maxi," in app.menu.items[0].label:
+                break
+            choose("setup_rules")
+        choose("setup_players")  # 1 -> 2 players
+        assert app.menu.items[0].label.endswith("maxi, 2 players")
+        choose("new_game")
+        assert app.game.rules.name == "maxi" and len(app.game.players) == 2
+        assert app.game_id != old and app.menu is None
+        assert app.store.record(old).status == "abandoned"
+        assert app.store.latest_unfinished() == app.game_id
+        check_leds(r)
