@@ -49,8 +49,8 @@ class PinsConfig:
     undo: int | None = None
     leds_throws: tuple[int, ...] = (5, 6, 13)  # ordinary throws left
     leds_bank: tuple[int, ...] = (19, 26, 12, 16, 20, 21)  # banked throws
-    hold_time: float = 1.0  # seconds for a "hold" (a long press)
-    bounce_time: float | None = None  # seconds; None = no software debounce
+    hold_time: float = 0.8  # seconds for a "hold" (a long press)
+    bounce_time: float | None = 0.03  # seconds of software debounce; None = none
     shutdown_hold: float = 5.0  # seconds holding the throw button to ask for a safe shutdown; 0 = off
 
     @property
@@ -82,7 +82,7 @@ class DisplayConfig:
     rotation: int = 0  # 0 | 90 | 180 | 270
     language: str = "sv"  # sv | nb | da | en
     blank_after_s: int = 600  # blank the screen after this many idle seconds; 0 = never
-    file: Path = Path("screen.png")  # png sink: where the picture goes
+    file: Path = Path("screen.png")  # png sink: pictures screen-000001.png, ... in this file's folder
 
 
 @dataclass(frozen=True)

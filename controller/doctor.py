@@ -236,15 +236,6 @@ def check_pins(cfg: Config, probe: Probe, run: _Run) -> Check:
 # ------------------------------------------------------------------ display
 
 
-def framebuffer_info(probe: Probe, device: str) -> dict[str, int]:
-    """bits_per_pixel, width, height, stride of /dev/fbN from sysfs. Raises OSError/ValueError."""
-    sysfs = probe.path("/sys/class/graphics") / Path(device).name
-    bpp = int((sysfs / "bits_per_pixel").read_text().strip())
-    w, h = (int(x) for x in (sysfs / "virtual_size").read_text().strip().split(","))
-    stride = int((sysfs / "stride").read_text().strip())
-    return {"bits_per_pixel": bpp, "width": w, "height": h, "stride": stride}
-
-
 def _writable_dir(path: Path) -> bool:
     p = path
     while not p.exists() and p != p.parent:
@@ -270,21 +261,18 @@ def check_display(cfg: Config, probe: Probe, run: _Run) -> Check:
         return _fail("display", f"{dev}: no such device (framebuffers: {', '.join(fbs) or 'none'})",
                      "connect the screen and enable its driver (dtoverlay in /boot/firmware/config.txt), "
                      "or set display.device to one of the framebuffers listed")
-    try:
-        info = framebuffer_info(probe, d.device)
-    except (OSError, ValueError) as e:
-        return _fail("display", f"{dev}: cannot read its format from sysfs: {_first_line(e)}", "is it a framebuffer device?")
-    w, h, bpp = info["width"], info["height"], info["bits_per_pixel"]
-    detail = f"{dev}: {w}x{h}, {bpp} bits per pixel, stride {info['stride']}"
-    if not os.access(dev, os.W_OK):
-        return _fail("display", detail + "; not writable by this user", "add the user to the video group (the installer does)")
-    if bpp not in (16, 32):
-        return _fail("display", detail, "16 (RGB565) or 32 (XRGB8888) bits per pixel are supported: set the depth, "
-                     "e.g. `fbset -depth 32`, or the driver's overlay parameter")
-    if info["stride"] < w * bpp // 8:
-        return _fail("display", detail + f"; stride below {w * bpp // 8}", "the framebuffer reports an impossible stride")
-    if d.size is not None and d.size != (w, h):
-        return _fail("display", detail + f"; display.size says {d.size[0]}x{d.size[1]}", 'set display.size = "auto"')
+    from hardware.display import DisplayError, FramebufferSink
+
+    try:  # opens it read-write, as the app will
+        sink = FramebufferSink(dev, probe.path("/sys/class/graphics"))
+    except DisplayError as e:
+        return _fail("display", str(e), "16 (RGB565) or 32 (XRGB8888) bits per pixel are supported; the user needs the "
+                     "video group (the installer adds it); check the screen's overlay in /boot/firmware/config.txt")
+    info = sink.info
+    sink.close()
+    detail = f"{dev}: {info.width}x{info.height}, {info.bits_per_pixel} bits per pixel, stride {info.stride}"
+    if d.size is not None and d.size != (info.width, info.height):
+        detail += f"; the pad is drawn at display.size {d.size[0]}x{d.size[1]} and scaled to fit"
     return Check("display", True, detail)
 
 
