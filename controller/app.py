@@ -656,8 +656,9 @@ class SimPlayer:
     It only looks at what a person sees (the screen: the app's view and menu) and
     acts only through the tray and the buttons. ``one_button``: every choice is
     made with the THROW button (short: next, hold: pick); otherwise SCORE/NEXT
-    buttons are used. ``press_delay``: how long after throwing it presses (the
-    dice may still be rolling: settle detection has to wait for them).
+    buttons are used. ``press_early``: the share of presses made while the dice
+    still roll (settle detection has to wait for them); the others come a moment
+    after the dice lie still.
     """
 
     def __init__(
@@ -676,6 +677,7 @@ class SimPlayer:
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.one_button = one_button
         self.hold_s = hold_s
+        self.press_early = 0.25  # share of presses made while the dice still roll
         self.advisor = advisor
         self.target: MenuItem | None = None
         self.manual_target: list[int] | None = None
@@ -700,7 +702,11 @@ class SimPlayer:
             self.source.rethrow()
         else:
             self.source.throw(keep=list(keep_idx))
-        wait = float(self.rng.uniform(0.0, 1.5)) * self.source.roll_s
+        # most presses come once the dice lie still; some while they still roll
+        if self.rng.random() < self.press_early:
+            wait = float(self.rng.uniform(0.0, 1.0)) * self.source.roll_s
+        else:
+            wait = self.source.roll_s + float(self.rng.uniform(0.05, 0.4))
         self.app.clock.sleep(wait)
         self._short("throw")
 
@@ -842,6 +848,7 @@ class Rig:
         import time
 
         self.started = time.perf_counter()
+        self.tmp: Any = None  # a TemporaryDirectory holding the database, if the rig made one
         self.checks: list[tuple[tuple[int, ...], tuple[int, ...], ThrowResult]] = []  # (rendered faces, game's dice, result) per throw
 
     def __enter__(self) -> "Rig":
@@ -856,6 +863,8 @@ class Rig:
         self.store.close()
         if self.factory is not None:
             self.factory.reset()
+        if self.tmp is not None:
+            self.tmp.cleanup()
 
 
 def simulated_rig(
@@ -891,7 +900,13 @@ def simulated_rig(
     calibration = calibration_for(render_empty(table.scene), rs.dice)
     source = SimulatedSource(table, clock, seed=seed, flicker=flicker)
     source.show()
-    store = Store(db_path or ":memory:")
+    tmp = None
+    if db_path is None:  # a throwaway database, removed with the rig
+        import tempfile
+
+        tmp = tempfile.TemporaryDirectory(prefix="yatzycam-sim-")
+        db_path = str(Path(tmp.name) / "sim.db")
+    store = Store(db_path)
     game_id = store.new_game(setup)
     factory = None
     ptiming = Timing(hold_s=1.0)
@@ -912,7 +927,9 @@ def simulated_rig(
     player = SimPlayer(app, source, presser, np.random.default_rng(seed + 1), one_button=one_button, hold_s=ptiming.hold_s)
     if keyboard:
         _hook_keyboard(panel, player)
-    return Rig(app, player, source, panel, store, factory)
+    rig = Rig(app, player, source, panel, store, factory)
+    rig.tmp = tmp
+    return rig
 
 
 def _hook_keyboard(panel: Panel, player: SimPlayer) -> None:
