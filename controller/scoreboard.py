@@ -130,6 +130,17 @@ def text_width(text: str, px: int, bold: bool = False) -> float:
     return font(px, bold).getlength(text)
 
 
+@functools.lru_cache(maxsize=8192)
+def text_mask(text: str, px: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+    """``text`` rendered once as an 8-bit coverage mask, with its offset from the anchor point
+    (memoised: labels and small numbers repeat every frame; pasting a mask is cheaper than FreeType)."""
+    f = font(px, bold)
+    x0, y0, x1, y1 = f.getbbox(text, anchor=anchor)
+    m = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
+    ImageDraw.Draw(m).text((-x0, -y0), text, fill=255, font=f, anchor=anchor)
+    return m, x0, y0
+
+
 def fit_text(text: str, width: float, px: int, bold: bool = False) -> str:
     """``text`` cut with an ellipsis to fit ``width`` pixels ("" when not even one letter fits)."""
     if text_width(text, px, bold) <= width:
@@ -436,7 +447,8 @@ def _fits(rows: int, pinned: int, cols: int, n_vals: int, label_ref: float, val_
     return math.ceil(rows / cap)
 
 
-def _candidates(view: GameView, lang: str, size: tuple[int, int]) -> list[_Candidate]:
+def _candidates(view: GameView, lang: str, size: tuple[int, int], pad_rows: dict[str, tuple[list[_Row], list[_Row]]]
+                ) -> list[_Candidate]:
     W, H = size
     min_px = min_text_px(size)
     status_px = max(min_px, int(round(min(W, H) / 20)))
@@ -444,10 +456,9 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int]) -> list[_Candi
     val_ref = _value_ref()
     out: list[_Candidate] = []
     statuses = (0.26, 0.32, 0.0) if W > H else (0.0,)
-    modes = ("full", "focus") if len(view.players) > 1 else ("full",)
+    modes = tuple(pad_rows)
     pads = {}
-    for mode in modes:
-        rows, pinned = _pad_rows(view, lang, mode)
+    for mode, (rows, pinned) in pad_rows.items():
         pads[mode] = (len(rows), len(pinned), _widths(rows + pinned, False), _widths(rows + pinned, True))
     for status in statuses:
         srect, _, _ = _choose_status(view, lang, W, H, status, status_px)
@@ -465,15 +476,19 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int]) -> list[_Candi
                 col_w = (prect[2] - prect[0]) / cols
                 cut = min(label_short, (col_w / 3) * REF_PX / min_px)
                 for short, lref in ((False, label_full), (True, label_short), (True, min(cut, label_short - 0.01))):
-                    best: tuple[int, int] | None = None  # (pages, px): fewest pages, then the biggest font
-                    for px in range(max_px, min_px - 1, -1):
-                        pages = _fits(n_rows, n_pinned, cols, n_vals, lref, val_ref, prect, px)
-                        if pages and (best is None or pages < best[0]):
-                            best = (pages, px)
-                        if pages == 1:
-                            break
-                    if best is not None:
-                        out.append(_Candidate(status, mode, cols, best[1], best[0], short, lref, srect, prect, status_px, min_px))
+                    # fewest pages (those at the smallest font), then the biggest font giving them: a bigger
+                    # font never needs fewer pages, so the biggest is found by bisection
+                    pages = _fits(n_rows, n_pinned, cols, n_vals, lref, val_ref, prect, min_px)
+                    if not pages:
+                        continue
+                    lo, hi = min_px, max_px
+                    while lo < hi:
+                        mid = (lo + hi + 1) // 2
+                        if _fits(n_rows, n_pinned, cols, n_vals, lref, val_ref, prect, mid) == pages:
+                            lo = mid
+                        else:
+                            hi = mid - 1
+                    out.append(_Candidate(status, mode, cols, lo, pages, short, lref, srect, prect, status_px, min_px))
     return out
 
 
@@ -580,9 +595,8 @@ def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_
 # ----------------------------------------------------------------------- pad area
 
 
-def _pad_items(view: GameView, lang: str, c: _Candidate, page: int
-               ) -> tuple[list[RectItem], list[TextItem], Rect, tuple[str, ...]]:
-    rows, pinned = _pad_rows(view, lang, c.mode)
+def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_Row], pinned: list[_Row]
+               ) -> tuple[list[RectItem], list[TextItem], tuple[Rect, ...], tuple[str, ...]]:
     x0, y0, x1, y1 = c.pad_rect
     px = c.px
     rh = _row_h(px)
@@ -685,15 +699,17 @@ def layout(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv",
     W, H = int(size[0]), int(size[1])
     if W < 200 or H < 200:
         raise ValueError(f"screen {W}x{H} is too small for the scoreboard (at least 200x200)")
-    cands = _candidates(view, lang, (W, H))
+    modes = ("full", "focus") if len(view.players) > 1 else ("full",)
+    pad_rows = {m: _pad_rows(view, lang, m) for m in modes}
+    cands = _candidates(view, lang, (W, H), pad_rows)
     if not cands:
         raise ValueError(f"screen {W}x{H}: no layout fits {len(view.players)} players of {view.rules.name}")
-    pads = {m: _widths(sum(_pad_rows(view, lang, m), []), True) for m in {c.mode for c in cands}}
+    pads = {m: _widths(rows + pinned, True) for m, (rows, pinned) in pad_rows.items()}
     c = _pick(cands, pads)
     page = page % c.pages
     srect, die, max_lines = _choose_status(view, lang, W, H, c.status, c.status_px)
     (s_rects, s_texts, s_dice), _ = _status_items(view, lang, srect, c.status_px, die, max_lines)
-    p_rects, p_texts, highlights, ids = _pad_items(view, lang, c, page)
+    p_rects, p_texts, highlights, ids = _pad_items(view, lang, c, page, *pad_rows[c.mode])
     return Layout(
         size=(W, H), min_px=min_text_px((W, H)), pad_px=c.px, status_px=c.status_px, mode=c.mode,
         columns=c.columns, status="side" if c.status else "band", page=page, pages=c.pages,
@@ -751,7 +767,8 @@ def draw(lay: Layout, image: Image.Image | None = None, origin: tuple[int, int] 
         else:
             d.rectangle(box, fill=r.fill)
     for t in lay.texts:
-        d.text((t.xy[0] + ox, t.xy[1] + oy), t.text, fill=t.color, font=font(t.px, t.bold), anchor=t.anchor)
+        mask, dx, dy = text_mask(t.text, t.px, t.bold, t.anchor)
+        img.paste(t.color, (t.xy[0] + ox + dx, t.xy[1] + oy + dy), mask)
     for die in lay.dice:
         _draw_die(d, die, origin)
     return img
