@@ -1,0 +1,213 @@
+"""vision.synthetic: scenes, truth, rendering and the simulated table."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import synthetic as S
+
+
+def _scene(seed: int, n: int = 5, condition: str = "clean", size=(640, 480), **kw) -> S.Scene:
+    return S.random_scene(np.random.default_rng(seed), n, size=size, condition=condition, **kw)
+
+
+def test_render_is_deterministic_per_scene():
+    sc = _scene(1)
+    a, b = S.render(sc), S.render(sc)
+    assert a.shape == (480, 640, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b)
+    other = S.render(_scene(2))
+    assert not np.array_equal(a, other)
+    # the same rng seed gives the same scene
+    assert _scene(1) == sc
+
+
+@pytest.mark.parametrize("condition", S.CONDITIONS)
+def test_truth_matches_condition(condition):
+    for seed in range(4):
+        n = (5, 6, 8)[seed % 3]
+        sc = _scene(100 + seed, n, condition)
+        tr = S.truth(sc)
+        w, h = sc.size
+        statuses = [d.status for d in tr.dice]
+        assert tr.expected_n == n
+        for d in tr.dice:
+            assert 0 <= d.center[0] < w and 0 <= d.center[1] < h
+            assert 1 <= d.face <= 6
+            assert (d.value is None) == (d.status != "ok")
+        assert tr.values == tuple(sorted(d.value for d in tr.dice if d.status == "ok"))
+        assert (tr.verdict == "ok") == (tr.reasons == ())
+        if condition == "clean":
+            assert tr.verdict == "ok" and len(tr.dice) == n and set(statuses) == {"ok"}
+            assert len(tr.values) == n
+        elif condition == "cocked":
+            assert tr.reasons == ("cocked",) and 1 <= statuses.count("cocked") <= 2
+            assert all(d.tilt_deg > S.COCKED_DEG for d in sc.dice if d.tilt_deg > 5)
+        elif condition == "off_tray":
+            assert tr.reasons == ("off_tray",) and 1 <= statuses.count("off_tray") <= 2
+        elif condition == "missing":
+            assert tr.reasons == ("missing",) and len(tr.dice) == n - 1
+        elif condition == "extra":
+            assert tr.reasons == ("extra",) and len(tr.dice) == n + 1
+        else:
+            assert tr.verdict == "reroll" and tr.reasons == ("unreadable",)
+        if condition == "blur":
+            assert set(statuses) == {"unreadable"}
+        if condition == "glare":
+            assert statuses.count("unreadable") >= 1
+
+
+def test_dice_do_not_overlap_and_lie_where_they_say():
+    for seed, condition in itertools.product(range(6), ("clean", "cocked", "off_tray")):
+        sc = _scene(200 + seed, 8, condition, size=(1280, 960))
+        fps = [S.footprint(d) for d in sc.dice]
+        for p, q in itertools.combinations(fps, 2):
+            assert S.overlap_depth(p, q) <= 0.5
+        floor = np.array(sc.tray.floor)
+        for d, fp in zip(sc.dice, fps):
+            if d.where == "tray":
+                assert np.all(S.inside_convex(floor, fp, -0.5)), d
+            elif d.where == "off":
+                assert not np.any(S.inside_convex(floor, fp, 0.5)), d
+            elif d.where == "keep":
+                assert np.all(S.inside_convex(np.array(sc.keep_zone), fp, 0.0))
+
+
+def test_clean_scenes_have_touching_dice_and_dice_against_the_wall():
+    touching = walled = 0
+    for seed in range(12):
+        sc = _scene(300 + seed, 8, "clean")
+        fps = [S.footprint(d) for d in sc.dice]
+        touching += sum(S.overlap_depth(p, q) > -1.5 for p, q in itertools.combinations(fps, 2))
+        n, c = S._halfplanes(np.array(sc.tray.floor))
+        for d, fp in zip(sc.dice, fps):
+            if d.where == "tray" and np.max(fp @ n.T - c) > -1.5:
+                walled += 1
+    assert touching >= 5 and walled >= 5
+
+
+def test_cocked_die_is_tilted_and_shows_a_foreshortened_top():
+    sc = _scene(7, 6, "cocked")
+    cocked = [d for d in sc.dice if d.tilt_deg > S.COCKED_DEG]
+    assert cocked
+    for d in cocked:
+        p = S.die_pose(d)
+        up = max(abs(p.rotation[2]))  # cosine between the top face's normal and straight up
+        assert math.cos(math.radians(d.tilt_deg)) == pytest.approx(up, abs=1e-6)
+        assert up < math.cos(math.radians(S.COCKED_DEG))
+        # it rests on its surface: its lowest point (rounded) is at base_z
+        corners = S.die_corners(d)
+        assert corners[:, 2].min() < d.base_z + 0.3 * d.size_px
+
+
+def test_top_face_is_the_value_for_flat_dice():
+    for v in range(1, 7):
+        for yaw in (0, 33, 200):
+            d = S.DieSpec(v, (300.0, 200.0), yaw, 50.0)
+            face, c = S.top_face(d)
+            assert face == v
+            assert c[:2] == pytest.approx((300.0, 200.0), abs=1e-6)
+            assert c[2] == pytest.approx(50.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("style", ["white", "black", "red", "white_red1"])
+def test_rendered_pips_count_the_face(style):
+    """Real OpenCV on the rendered pixels: the pips on each top face are the face value."""
+    base = _scene(11, 6, size=(1280, 960), style=style, noise=0.0, blur=0.0, jpeg_quality=None, felt="green")
+    for v in range(1, 7):
+        d = S.DieSpec(v, base.center, 17.0 * v, 80.0, style)
+        sc = S.replace(base, dice=(d,))
+        img = S.render(sc)
+        c = S.truth(sc).dice[0].center
+        r = int(0.5 * d.size_px)
+        patch = img[int(c[1]) - r:int(c[1]) + r + 1, int(c[0]) - r:int(c[0]) + r + 1]
+        grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        face = np.zeros(grey.shape, np.uint8)  # the flat part of the top face
+        half = d.size_px * (1 - 2 * S.STYLES[style].corner) - 2
+        box = cv2.boxPoints(((c[0] - int(c[0]) + r, c[1] - int(c[1]) + r), (half, half), d.yaw_deg))
+        cv2.fillConvexPoly(face, np.round(box).astype(np.int32), 1)
+        face = face.astype(bool)
+        if style in ("white", "white_red1"):
+            pips = (grey < 0.6 * np.median(grey[face])) & face
+        else:
+            pips = (grey > 1.6 * np.median(grey[face]) + 10) & face
+        n, _, stats, _ = cv2.connectedComponentsWithStats(pips.astype(np.uint8))
+        blobs = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 15]
+        assert len(blobs) == v, (style, v)
+
+
+def test_render_empty_is_the_same_tray_without_dice():
+    sc = _scene(21, 5, size=(640, 480))
+    full, empty = S.render(sc), S.render_empty(sc)
+    diff = np.abs(full.astype(np.int16) - empty.astype(np.int16)).max(axis=2)
+    mask = np.ones(diff.shape, np.uint8)
+    dice = np.zeros(diff.shape, np.uint8)
+    for d in S.truth(sc).dice:
+        cv2.circle(mask, (int(d.center[0]), int(d.center[1])), int(2.2 * sc.dice[0].size_px), 0, -1)
+        cv2.circle(dice, (int(d.center[0]), int(d.center[1])), int(0.4 * sc.dice[0].size_px), 1, -1)
+    mask, dice = mask.astype(bool), dice.astype(bool)
+    assert diff[dice].mean() > 20  # the dice are there
+    assert np.percentile(diff[mask], 99) <= 12  # and nothing else changed (JPEG blocks aside)
+
+
+def test_reference_scene_dice_lie_flat_and_apart():
+    sc = S.reference_scene(np.random.default_rng(5), 6, (1280, 960))
+    assert len(sc.dice) == 6 and S.truth(sc).verdict == "ok"
+    for a, b in itertools.combinations(sc.dice, 2):
+        assert math.dist(a.center, b.center) > 2.0 * a.size_px
+    assert all(d.tilt_deg == 0 and d.where == "tray" for d in sc.dice)
+
+
+def test_overrides_are_checked():
+    with pytest.raises(TypeError):
+        _scene(1, bogus=3)
+    with pytest.raises(ValueError):
+        _scene(1, condition="sideways")
+    with pytest.raises(ValueError):
+        _scene(1, style="plaid")
+    sc = _scene(1, 5, tray_shape="hex", felt="blue", style="black", keep_zone=False)
+    assert sc.tray.shape == "hex" and sc.tray.felt == "blue" and {d.style for d in sc.dice} == {"black"}
+
+
+def test_simtable_keeps_set_aside_dice_in_place():
+    table = S.SimTable(6, np.random.default_rng(9), size=(640, 480), cocked_rate=0.0, off_rate=0.0)
+    first = table.scene
+    assert len(first.dice) == 6 and table.truth.verdict == "ok"
+    keep = (1, 4)
+    second = table.throw(keep)
+    for k in keep:
+        assert second.dice[k] == first.dice[k]
+    moved = [i for i in range(6) if i not in keep and second.dice[i].center != first.dice[i].center]
+    assert len(moved) == 4
+    assert table.faces == tuple(S.top_face(d)[0] for d in second.dice)
+    third = table.rethrow()
+    for k in keep:
+        assert third.dice[k] == first.dice[k]
+    assert table.scene.size == (640, 480) and third.tray == first.tray
+
+
+def test_simtable_with_keep_zone_moves_kept_dice_there():
+    table = S.SimTable(5, np.random.default_rng(3), keep_zone=True, cocked_rate=0.0, off_rate=0.0)
+    assert table.scene.keep_zone is not None
+    before = table.faces
+    sc = table.throw([0, 2])
+    assert [sc.dice[i].where for i in (0, 2)] == ["keep", "keep"]
+    assert (table.faces[0], table.faces[2]) == (before[0], before[2])
+    again = table.throw([0, 2, 3])
+    assert again.dice[0] == sc.dice[0] and again.dice[2] == sc.dice[2] and again.dice[3].where == "keep"
+    assert S.truth(again).verdict == "ok"
+
+
+def test_simtable_bad_throws_happen_at_their_rate():
+    table = S.SimTable(5, np.random.default_rng(4), size=(640, 480), cocked_rate=0.3, off_rate=0.3)
+    verdicts = [S.truth(table.throw()).reasons for _ in range(30)]
+    assert sum(r == ("cocked",) for r in verdicts) >= 3
+    assert sum(r == ("off_tray",) for r in verdicts) >= 3
+    assert sum(r == () for r in verdicts) >= 3
+    with pytest.raises(ValueError):
+        table.throw([7])

@@ -1,0 +1,963 @@
+"""Synthetic tray scenes with ground truth: for the reader's tests, its bench and the simulator.
+
+A scene is plain data (`Scene`): a camera straight above a tray, dice lying in it (or in a
+keep zone beside it, or off the tray), a light, sensor noise, blur and JPEG settings, and a
+seed.  `render(scene)` turns it into a BGR photo (ray-marched rounded dice with pips, shading,
+shadows, felt, tray walls, vignetting, noise, JPEG); `truth(scene)` says what a perfect
+reader must answer, in the vocabulary of `yatzycam read`.
+
+Coordinates: x right, y down, in the image's pixels *at floor height* (the camera's nadir is
+the image centre), z up in the same unit.  A point (X, Y, Z) appears at
+``c + (P - c) * H / (H - Z)`` for camera height H: things closer to the camera look bigger and
+dice away from the centre show a side face.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Mapping, Sequence
+
+import numpy as np
+
+Point = tuple[float, float]
+Poly = tuple[Point, ...]
+
+#: conditions random_scene understands; the last three are the "unreadable" kinds.
+CONDITIONS = ("clean", "cocked", "off_tray", "missing", "extra", "glare", "blur", "hand")
+#: tilt (degrees) above which a die counts as cocked.
+COCKED_DEG = 12.0
+#: reasons in the order `yatzycam read` reports them.
+REASONS = ("cocked", "off_tray", "missing", "extra", "unreadable")
+
+
+# --------------------------------------------------------------------------- looks
+@dataclass(frozen=True)
+class DieStyle:
+    name: str
+    body: tuple[int, int, int]  # BGR
+    pip: tuple[int, int, int]  # BGR
+    gloss: float = 0.35  # specular strength
+    shininess: float = 40.0
+    corner: float = 0.12  # corner radius / edge length
+    pip_radius: float = 0.2  # pip radius / half edge
+    one_pip: tuple[int, int, int] | None = None  # big coloured one-pip (BGR)
+    one_radius: float = 0.40
+
+
+STYLES: Mapping[str, DieStyle] = MappingProxyType({
+    s.name: s for s in (
+        DieStyle("white", (232, 234, 236), (28, 26, 24), pip_radius=0.21),
+        DieStyle("ivory", (196, 222, 236), (40, 38, 45), gloss=0.25, corner=0.16),
+        DieStyle("black", (34, 32, 30), (235, 235, 232), gloss=0.55, shininess=60.0),
+        DieStyle("red", (38, 30, 190), (236, 236, 236), gloss=0.5, shininess=50.0),
+        DieStyle("blue", (170, 80, 30), (236, 236, 236), gloss=0.45),
+        DieStyle("green", (70, 140, 25), (236, 236, 236), gloss=0.45),
+        DieStyle("yellow", (40, 205, 235), (30, 30, 30), gloss=0.4, corner=0.14),
+        DieStyle("white_red1", (228, 230, 232), (30, 28, 26), one_pip=(40, 30, 200), corner=0.1, pip_radius=0.16),
+    )
+})
+
+FELTS: Mapping[str, tuple[int, int, int]] = MappingProxyType({
+    "green": (52, 110, 38), "blue": (120, 62, 28), "red": (40, 36, 140), "black": (30, 30, 32),
+    "grey": (105, 105, 100), "beige": (150, 185, 200), "dark_green": (38, 70, 25),
+})
+RIMS: tuple[tuple[int, int, int], ...] = ((40, 70, 110), (25, 45, 75), (30, 30, 32), (80, 110, 150), (60, 60, 62), (20, 30, 60))
+TABLES: tuple[tuple[int, int, int], ...] = ((90, 130, 170), (60, 95, 140), (200, 200, 195), (120, 125, 130), (50, 70, 95), (175, 190, 205))
+
+
+# --------------------------------------------------------------------------- values
+@dataclass(frozen=True)
+class DieSpec:
+    value: int  # the face on top (1-6)
+    center: Point  # the die body's centre, x/y in floor pixels
+    yaw_deg: float
+    size_px: float  # edge length in floor pixels
+    style: str = "white"
+    tilt_deg: float = 0.0  # 0 = flat; > COCKED_DEG = cocked
+    where: str = "tray"  # "tray" | "keep" | "off"
+    tilt_dir_deg: float = 0.0  # image direction the top leans towards
+    base_z: float = 0.0  # height of the surface it rests on (the rim for a die on the rim)
+
+
+@dataclass(frozen=True)
+class Tray:
+    shape: str  # "rect" | "rounded" | "hex"
+    floor: Poly  # the felt, at z = 0
+    outer: Poly  # the rim's outer edge, at z = wall_height
+    felt: str
+    felt_bgr: tuple[int, int, int]
+    rim_bgr: tuple[int, int, int]
+    rim_width: float
+    wall_height: float
+    table_bgr: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Lighting:
+    azimuth_deg: float = 225.0  # image direction towards the light
+    elevation_deg: float = 55.0
+    intensity: float = 1.0
+    ambient: float = 0.35
+    gradient: Point = (0.0, 0.0)  # relative brightness change across the frame (x, y)
+    vignette: float = 0.25
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  # BGR gains
+
+    def direction(self) -> np.ndarray:
+        az, el = math.radians(self.azimuth_deg), math.radians(self.elevation_deg)
+        return np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A hand reaching into the frame from `entry` (on the image border) towards `tip`."""
+    entry: Point
+    tip: Point
+    width: float
+    skin_bgr: tuple[int, int, int]
+    height: float  # above the floor, for its shadow
+
+
+@dataclass(frozen=True)
+class Glare:
+    center: Point
+    radius: float
+    strength: float = 1.0
+
+
+@dataclass(frozen=True)
+class Motion:
+    length: float  # pixels
+    angle_deg: float
+
+
+@dataclass(frozen=True)
+class Scene:
+    size: tuple[int, int]  # (w, h)
+    tray: Tray
+    keep_zone: Poly | None
+    dice: tuple[DieSpec, ...]
+    expected_n: int
+    camera_height: float  # floor pixels
+    lighting: Lighting = field(default_factory=Lighting)
+    noise: float = 2.0  # sensor noise sigma (0-255 scale)
+    blur: float = 0.6  # gaussian sigma (lens / focus)
+    jpeg_quality: int | None = 90
+    seed: int = 0
+    condition: str = "clean"
+    hand: Hand | None = None
+    glare: Glare | None = None
+    motion: Motion | None = None
+
+    @property
+    def center(self) -> Point:
+        """The camera's nadir in image pixels."""
+        return ((self.size[0] - 1) / 2.0, (self.size[1] - 1) / 2.0)
+
+    def project(self, pts: np.ndarray) -> np.ndarray:
+        """(N, 3) points -> (N, 2) image pixels."""
+        pts = np.asarray(pts, dtype=np.float64).reshape(-1, 3)
+        c = np.array(self.center)
+        k = self.camera_height / (self.camera_height - pts[:, 2])
+        return c + (pts[:, :2] - c) * k[:, None]
+
+
+@dataclass(frozen=True)
+class TruthDie:
+    index: int
+    value: int | None  # the face when status is "ok", else None
+    face: int  # the face most up, whatever the status
+    center: Point  # image pixels of the visible top face's centre
+    status: str  # "ok" | "cocked" | "off_tray" | "unreadable"
+
+
+@dataclass(frozen=True)
+class Truth:
+    dice: tuple[TruthDie, ...]
+    values: tuple[int, ...]  # sorted faces of ok dice
+    verdict: str  # "ok" | "reroll"
+    reasons: tuple[str, ...]
+    expected_n: int
+
+    def as_json(self) -> dict:
+        """The same shape as one line of `yatzycam read --json` (without image and ms)."""
+        return {"verdict": self.verdict, "reasons": list(self.reasons), "values": list(self.values),
+                "dice": [{"value": d.value, "center": [round(d.center[0], 1), round(d.center[1], 1)],
+                          "status": d.status} for d in self.dice]}
+
+
+# --------------------------------------------------------------------------- die geometry
+# canonical die: local +x=2, -x=5, +y=3, -y=4, +z=1, -z=6 (opposite faces sum to 7)
+FACE_VALUES = (2, 5, 3, 4, 1, 6)  # index 2*axis + (sign < 0)
+
+
+def _face_up_rotation(value: int) -> np.ndarray:
+    """Rotation (local -> world) that puts `value` on top."""
+    i = FACE_VALUES.index(value)
+    k, s = i // 2, (-1.0 if i % 2 else 1.0)
+    r = np.zeros((3, 3))
+    r[2, k] = s  # world z = s * local k
+    r[0, (k + 1) % 3] = 1.0
+    r[1, (k + 2) % 3] = 1.0
+    if np.linalg.det(r) < 0:
+        r[1] *= -1.0
+    return r
+
+
+def _rot_z(deg: float) -> np.ndarray:
+    a = math.radians(deg)
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _rot_axis(axis: np.ndarray, deg: float) -> np.ndarray:
+    a = math.radians(deg)
+    x, y, z = axis / np.linalg.norm(axis)
+    c, s, t = math.cos(a), math.sin(a), 1 - math.cos(a)
+    return np.array([[t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+                     [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+                     [t * x * z - s * y, t * y * z + s * x, t * z * z + c]])
+
+
+@dataclass(frozen=True)
+class DiePose:
+    rotation: np.ndarray  # local -> world
+    position: np.ndarray  # body centre (x, y, z)
+    half: float  # half edge
+    radius: float  # corner radius
+
+
+def die_pose(d: DieSpec) -> DiePose:
+    style = STYLES[d.style]
+    r = _face_up_rotation(d.value)
+    r = _rot_z(d.yaw_deg) @ r
+    if d.tilt_deg:
+        td = math.radians(d.tilt_dir_deg)
+        # rotating about the horizontal axis perpendicular to the lean direction moves the top towards it
+        axis = np.array([-math.sin(td), math.cos(td), 0.0])
+        r = _rot_axis(axis, d.tilt_deg) @ r
+    a = d.size_px / 2.0
+    rr = style.corner * d.size_px
+    b = a - rr
+    corners = _CUBE * b @ r.T
+    z = d.base_z - (corners[:, 2].min() - rr)
+    return DiePose(r, np.array([d.center[0], d.center[1], z]), a, rr)
+
+
+_CUBE = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=np.float64)
+
+
+def die_corners(d: DieSpec) -> np.ndarray:
+    """(8, 3) world corners of the die's (unrounded) bounding cube."""
+    p = die_pose(d)
+    return _CUBE * p.half @ p.rotation.T + p.position
+
+
+def top_face(d: DieSpec) -> tuple[int, np.ndarray]:
+    """(face value most up, world centre of that face)."""
+    p = die_pose(d)
+    ups = np.concatenate([p.rotation[2], -p.rotation[2]])  # z of +x,+y,+z,-x,-y,-z
+    j = int(np.argmax(ups))
+    k, s = j % 3, (1.0 if j < 3 else -1.0)
+    value = FACE_VALUES[2 * k + (s < 0)]
+    return value, p.position + p.rotation[:, k] * s * p.half
+
+
+def footprint(d: DieSpec) -> np.ndarray:
+    """Convex hull (M, 2) of the die seen straight from above, floor pixels."""
+    return _hull(die_corners(d)[:, :2])
+
+
+# --------------------------------------------------------------------------- 2-d helpers
+def _hull(pts: np.ndarray) -> np.ndarray:
+    """Convex hull, counter-clockwise in (x, y) maths orientation (monotone chain)."""
+    p = sorted(map(tuple, np.round(np.asarray(pts, dtype=np.float64), 6)))
+    if len(p) <= 2:
+        return np.array(p)
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    lower: list = []
+    for q in p:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], q) <= 0:
+            lower.pop()
+        lower.append(q)
+    upper: list = []
+    for q in reversed(p):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], q) <= 0:
+            upper.pop()
+        upper.append(q)
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def _ccw(poly: np.ndarray) -> np.ndarray:
+    poly = np.asarray(poly, dtype=np.float64)
+    x, y = poly[:, 0], poly[:, 1]
+    area = np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
+    return poly if area > 0 else poly[::-1]
+
+
+def _halfplanes(poly: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Outward unit normals (M, 2) and offsets (M,) of a convex polygon: inside iff n.p <= c."""
+    poly = _ccw(poly)
+    e = np.roll(poly, -1, axis=0) - poly
+    n = np.stack([e[:, 1], -e[:, 0]], axis=1)
+    n /= np.linalg.norm(n, axis=1, keepdims=True)
+    return n, np.sum(n * poly, axis=1)
+
+
+def inside_convex(poly: np.ndarray, pts: np.ndarray, margin: float = 0.0) -> np.ndarray:
+    """Which points lie inside the convex polygon by at least `margin`."""
+    n, c = _halfplanes(poly)
+    pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+    return np.all(pts @ n.T <= c - margin, axis=1)
+
+
+def offset_convex(poly: np.ndarray, dist: float) -> np.ndarray:
+    """Grow (dist > 0) or shrink a convex polygon by moving every edge along its normal."""
+    poly = _ccw(poly)
+    n, c = _halfplanes(poly)
+    c = c + dist
+    m = len(poly)
+    out = []
+    for i in range(m):
+        j = (i - 1) % m
+        a = np.array([n[j], n[i]])
+        if abs(np.linalg.det(a)) < 1e-9:
+            out.append(poly[i] + n[i] * dist)
+        else:
+            out.append(np.linalg.solve(a, np.array([c[j], c[i]])))
+    return np.array(out)
+
+
+def overlap_depth(p: np.ndarray, q: np.ndarray) -> float:
+    """Penetration depth of two convex polygons (separating axis test); <= 0 means apart/touching."""
+    best = math.inf
+    for poly in (p, q):
+        n, _ = _halfplanes(poly)
+        for axis in n:
+            a, b = p @ axis, q @ axis
+            best = min(best, min(a.max() - b.min(), b.max() - a.min()))
+            if best <= 0:
+                return best
+    return best
+
+
+def shape_polygon(shape: str, center: Point, half_w: float, half_h: float, angle_deg: float = 0.0,
+                  corner: float = 0.0) -> np.ndarray:
+    """Floor polygon of a tray of this shape."""
+    if shape == "rect":
+        pts = np.array([[-half_w, -half_h], [half_w, -half_h], [half_w, half_h], [-half_w, half_h]])
+    elif shape == "rounded":
+        r = min(corner, half_w * 0.9, half_h * 0.9)
+        pts = []
+        for cx, cy, a0 in ((half_w - r, half_h - r, 0), (-half_w + r, half_h - r, 90),
+                           (-half_w + r, -half_h + r, 180), (half_w - r, -half_h + r, 270)):
+            for k in range(9):
+                a = math.radians(a0 + k * 90 / 8)
+                pts.append([cx + r * math.cos(a), cy + r * math.sin(a)])
+        pts = np.array(pts)
+    elif shape == "hex":
+        pts = np.array([[half_w * math.cos(math.radians(a)), half_h * math.sin(math.radians(a)) / math.sin(math.radians(60))]
+                        for a in range(0, 360, 60)])
+    else:
+        raise ValueError(f"unknown tray shape {shape!r} (rect, rounded, hex)")
+    rot = _rot_z(angle_deg)[:2, :2]
+    return _ccw(pts @ rot.T + np.array(center))
+
+
+# --------------------------------------------------------------------------- truth
+def _hand_mask(scene: Scene, scale: float = 1.0) -> np.ndarray:
+    from vision.synthetic_render import hand_mask
+    return hand_mask(scene, scale)
+
+
+def truth(scene: Scene) -> Truth:
+    """What a perfect reader says about this scene."""
+    hand = _hand_mask(scene, 0.25) if scene.hand is not None else None
+    dice = []
+    for i, d in enumerate(scene.dice):
+        face, c3 = top_face(d)
+        c = scene.project(c3[None])[0]
+        if d.where == "off":
+            status = "off_tray"
+        elif d.tilt_deg > COCKED_DEG:
+            status = "cocked"
+        elif scene.motion is not None:
+            status = "unreadable"
+        elif scene.glare is not None and math.dist(c, scene.glare.center) < scene.glare.radius + 0.5 * d.size_px:
+            status = "unreadable"
+        elif hand is not None and _covered(hand, 0.25, c, d.size_px):
+            status = "unreadable"
+        else:
+            status = "ok"
+        dice.append(TruthDie(i, face if status == "ok" else None, face, (float(c[0]), float(c[1])), status))
+    found = {d.status for d in dice}
+    reasons = set()
+    if "cocked" in found:
+        reasons.add("cocked")
+    if "off_tray" in found:
+        reasons.add("off_tray")
+    if len(dice) < scene.expected_n:
+        reasons.add("missing")
+    if len(dice) > scene.expected_n:
+        reasons.add("extra")
+    if "unreadable" in found or scene.hand is not None or scene.glare is not None or scene.motion is not None:
+        reasons.add("unreadable")
+    ordered = tuple(r for r in REASONS if r in reasons)
+    values = tuple(sorted(d.value for d in dice if d.status == "ok"))
+    return Truth(tuple(dice), values, "reroll" if ordered else "ok", ordered, scene.expected_n)
+
+
+def _covered(mask: np.ndarray, scale: float, c: np.ndarray, size: float) -> bool:
+    """Does the hand cover a noticeable part of a die's top face?"""
+    h, w = mask.shape
+    r = max(1, int(round(0.5 * size * scale)))
+    x, y = int(round(c[0] * scale)), int(round(c[1] * scale))
+    patch = mask[max(0, y - r):min(h, y + r + 1), max(0, x - r):min(w, x + r + 1)]
+    return patch.size > 0 and float(patch.mean()) > 0.1
+
+
+# --------------------------------------------------------------------------- generation
+@dataclass(frozen=True)
+class _Setup:
+    """The physical table: everything that stays the same from throw to throw."""
+    size: tuple[int, int]
+    tray: Tray
+    keep_zone: Poly | None
+    die_size: float
+    camera_height: float
+    styles: tuple[str, ...]  # one per die index (cycled)
+    lighting: Lighting
+    noise: float
+    blur: float
+    jpeg_quality: int | None
+
+    def style(self, i: int) -> str:
+        return self.styles[i % len(self.styles)]
+
+
+_SETUP_KEYS = ("tray_shape", "felt", "style", "keep_zone", "die_size", "camera_height", "jpeg_quality",
+               "noise", "blur", "lighting", "tray")
+
+
+def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **kw) -> _Setup:
+    bad = set(kw) - set(_SETUP_KEYS)
+    if bad:
+        raise TypeError(f"unknown scene option(s) {sorted(bad)}; known: {', '.join(_SETUP_KEYS)}")
+    w, h = size
+    die = float(kw.get("die_size") or w * rng.uniform(0.042, 0.058))
+    cam = float(kw.get("camera_height") or die * rng.uniform(26.0, 38.0))
+    keep = kw.get("keep_zone")
+    keep = bool(rng.random() < 0.2) if keep is None else bool(keep)
+    tray = kw.get("tray")
+    keep_poly = None
+    if tray is None:
+        shape = kw.get("tray_shape") or str(rng.choice(["rect", "rect", "rounded", "rounded", "hex"]))
+        felt = kw.get("felt") or str(rng.choice(list(FELTS)))
+        if felt not in FELTS:
+            raise ValueError(f"unknown felt {felt!r} ({', '.join(FELTS)})")
+        wall = die * rng.uniform(1.2, 2.6)
+        rim = die * rng.uniform(0.5, 1.5)
+        grow = cam / (cam - wall)
+        c = np.array([(w - 1) / 2.0, (h - 1) / 2.0])
+        # room left for the rim (projected) and a strip of table
+        if keep:
+            fw = rng.uniform(0.50, 0.56) * w
+            cx = c[0] - rng.uniform(0.10, 0.13) * w
+        else:
+            fw = rng.uniform(0.62, 0.76) * w
+            cx = c[0] + rng.uniform(-0.02, 0.02) * w
+        fh = rng.uniform(0.66, 0.76) * h
+        cy = c[1] + rng.uniform(-0.02, 0.02) * h
+        ang = rng.uniform(-4, 4) if shape != "hex" else rng.uniform(-3, 3)
+        hw, hh = fw / 2.0, fh / 2.0
+        if shape == "hex":
+            hw, hh = hw * 1.08, hh * 1.02
+        floor = shape_polygon(shape, (cx, cy), hw, hh, ang, corner=rng.uniform(0.12, 0.3) * min(hw, hh))
+        outer = offset_convex(floor, rim)
+        # keep the projected rim inside the frame (shrink the tray about the nadir if needed)
+        proj = c + (outer - c) * grow
+        lim = np.array([w - 1, h - 1]) - 3
+        over = max(0.0, float(np.max(np.maximum(-proj + 3, proj - lim) / (np.abs(proj - c) + 1e-9))))
+        if over > 0:
+            f = 1.0 / (1.0 + over)
+            floor = c + (floor - c) * f
+            outer = offset_convex(floor, rim)
+        tray = Tray(shape, _tuple_poly(floor), _tuple_poly(outer), felt, FELTS[felt],
+                    tuple(int(v) for v in RIMS[rng.integers(len(RIMS))]), float(rim), float(wall),
+                    tuple(int(v) for v in TABLES[rng.integers(len(TABLES))]))
+        if keep:
+            proj = c + (np.array(tray.outer) - c) * grow
+            x0 = float(proj[:, 0].max()) + die * 0.6
+            x1 = w - 1 - die * 0.4
+            if x1 - x0 >= 2.2 * die:
+                y0 = h * rng.uniform(0.12, 0.22)
+                y1 = h * rng.uniform(0.78, 0.88)
+                keep_poly = ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+    styles = kw.get("style")
+    if styles is None:
+        names = list(STYLES)
+        if rng.random() < 0.15:
+            styles = tuple(str(rng.choice(names)) for _ in range(max(1, n_dice)))
+        else:
+            styles = (str(rng.choice(names)),)
+    elif isinstance(styles, str):
+        styles = (styles,)
+    for s in styles:
+        if s not in STYLES:
+            raise ValueError(f"unknown die style {s!r} ({', '.join(STYLES)})")
+    light = kw.get("lighting") or Lighting(
+        azimuth_deg=float(rng.uniform(0, 360)), elevation_deg=float(rng.uniform(40, 75)),
+        intensity=float(rng.uniform(0.85, 1.1)), ambient=float(rng.uniform(0.28, 0.45)),
+        gradient=(float(rng.uniform(-0.25, 0.25)), float(rng.uniform(-0.25, 0.25))),
+        vignette=float(rng.uniform(0.1, 0.4)),
+        tint=tuple(float(v) for v in 1.0 + rng.uniform(-0.06, 0.06, 3)))
+    return _Setup(size, tray, keep_poly, die, cam, tuple(styles), light,
+                  float(kw["noise"]) if kw.get("noise") is not None else float(rng.uniform(1.0, 4.0)),
+                  float(kw["blur"]) if kw.get("blur") is not None else float(rng.uniform(0.3, 0.9)),
+                  kw["jpeg_quality"] if "jpeg_quality" in kw else int(rng.integers(70, 96)))
+
+
+def _tuple_poly(p: np.ndarray) -> Poly:
+    return tuple((float(x), float(y)) for x, y in p)
+
+
+class _Placer:
+    """Puts dice down one by one without overlap (flat dice may touch)."""
+
+    def __init__(self, setup: _Setup, rng: np.random.Generator, fixed: Sequence[DieSpec] = ()):
+        self.s = setup
+        self.rng = rng
+        self.placed: list[np.ndarray] = [footprint(d) for d in fixed]
+        self.specs: list[DieSpec] = list(fixed)
+        self.floor = np.array(setup.tray.floor)
+        c = np.array([(setup.size[0] - 1) / 2.0, (setup.size[1] - 1) / 2.0])
+        grow = setup.camera_height / (setup.camera_height - setup.tray.wall_height)
+        self.outer_proj = c + (np.array(setup.tray.outer) - c) * grow
+        self.keep = np.array(setup.keep_zone) if setup.keep_zone else None
+
+    # -- checks
+    def _free(self, fp: np.ndarray) -> bool:
+        return all(overlap_depth(fp, q) <= 0.35 for q in self.placed)
+
+    def _in_image(self, d: DieSpec) -> bool:
+        w, h = self.s.size
+        pts = self._scene_project(die_corners(d))
+        return bool(pts[:, 0].min() >= 2 and pts[:, 1].min() >= 2 and pts[:, 0].max() <= w - 3 and pts[:, 1].max() <= h - 3)
+
+    def _scene_project(self, pts: np.ndarray) -> np.ndarray:
+        c = np.array([(self.s.size[0] - 1) / 2.0, (self.s.size[1] - 1) / 2.0])
+        k = self.s.camera_height / (self.s.camera_height - pts[:, 2])
+        return c + (pts[:, :2] - c) * k[:, None]
+
+    def _ok(self, d: DieSpec, fp: np.ndarray) -> bool:
+        if d.where == "tray":
+            if not np.all(inside_convex(self.floor, fp, -0.35)):
+                return False
+        elif d.where == "keep":
+            if self.keep is None or not np.all(inside_convex(self.keep, fp, 0.5)):
+                return False
+        return self._free(fp) and self._in_image(d)
+
+    def add(self, d: DieSpec) -> bool:
+        fp = footprint(d)
+        if self._ok(d, fp):
+            self.placed.append(fp)
+            self.specs.append(d)
+            return True
+        return False
+
+    # -- proposals
+    def _die(self, i: int, **kw) -> DieSpec:
+        rng = self.rng
+        base = dict(value=int(rng.integers(1, 7)), center=(0.0, 0.0), yaw_deg=float(rng.uniform(0, 360)),
+                    size_px=self.s.die_size, style=self.s.style(i))
+        base.update(kw)
+        return DieSpec(**base)
+
+    def _contact(self, make, start: np.ndarray, direction: np.ndarray, ok, far: float) -> DieSpec | None:
+        """Slide a die from `start` along `direction` to where `ok` first holds (touching)."""
+        lo, hi = 0.0, far
+        if not ok(make(start + direction * hi)):
+            return None
+        if ok(make(start)):
+            return make(start)
+        for _ in range(18):
+            mid = (lo + hi) / 2
+            if ok(make(start + direction * mid)):
+                hi = mid
+            else:
+                lo = mid
+        return make(start + direction * (hi + self.rng.uniform(0.0, 0.8)))
+
+    def _random_point(self, poly: np.ndarray, margin: float) -> np.ndarray:
+        lo, hi = poly.min(axis=0), poly.max(axis=0)
+        for _ in range(100):
+            p = self.rng.uniform(lo, hi)
+            if inside_convex(poly, p, margin)[0]:
+                return p
+        return poly.mean(axis=0)
+
+    def _edge_point(self, poly: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A random point on a polygon edge, its inward normal and the edge direction."""
+        poly = _ccw(poly)
+        e = np.roll(poly, -1, axis=0) - poly
+        lens = np.linalg.norm(e, axis=1)
+        i = int(self.rng.choice(len(poly), p=lens / lens.sum()))
+        t = self.rng.uniform(0.1, 0.9)
+        n, _ = _halfplanes(poly)
+        return poly[i] + e[i] * t, -n[i], e[i] / lens[i]
+
+    def place_flat(self, i: int, where: str = "tray", mode: str | None = None, **kw) -> DieSpec | None:
+        rng = self.rng
+        s = self.s.die_size
+        region = self.keep if where == "keep" else self.floor
+        for _ in range(60):
+            m = mode or str(rng.choice(["free", "free", "free", "touch", "wall"]))
+            tilt = float(rng.uniform(0, 2.5)) if where == "tray" else 0.0
+            d0 = self._die(i, where=where, tilt_deg=tilt, tilt_dir_deg=float(rng.uniform(0, 360)), **kw)
+            if m == "touch" and where == "tray":
+                others = [d for d in self.specs if d.where == "tray" and d.base_z == 0 and d.tilt_deg < COCKED_DEG]
+                if not others:
+                    continue
+                a = others[int(rng.integers(len(others)))]
+                yaw = a.yaw_deg + (rng.uniform(-6, 6) if rng.random() < 0.6 else rng.uniform(0, 90))
+                ang = math.radians(a.yaw_deg + 90 * int(rng.integers(4)) + rng.uniform(-35, 35))
+                u = np.array([math.cos(ang), math.sin(ang)])
+                start = np.array(a.center)
+                d = self._contact(lambda p: replace(d0, center=(float(p[0]), float(p[1])), yaw_deg=float(yaw)),
+                                  start, u, lambda d: self._free(footprint(d)), 2.0 * s)
+            elif m == "wall" and where == "tray":
+                p, inward, edge = self._edge_point(region)
+                yaw = math.degrees(math.atan2(edge[1], edge[0])) + 90 * int(rng.integers(4))
+                yaw += rng.uniform(-5, 5) if rng.random() < 0.7 else rng.uniform(0, 90)
+                start = p + inward * 2.0 * s
+                d = self._contact(lambda q: replace(d0, center=(float(q[0]), float(q[1])), yaw_deg=float(yaw)),
+                                  start, -inward, lambda d: not np.all(inside_convex(region, footprint(d), -0.35)),
+                                  2.0 * s)
+                if d is not None:  # step back inside: the contact search found the first position outside
+                    d = self._contact(lambda q: replace(d0, center=(float(q[0]), float(q[1])), yaw_deg=float(yaw)),
+                                      np.array(d.center), inward,
+                                      lambda d: bool(np.all(inside_convex(region, footprint(d), -0.35))), s)
+            else:
+                c = self._random_point(region, 0.75 * s)
+                d = replace(d0, center=(float(c[0]), float(c[1])))
+            if d is not None and self.add(d):
+                return d
+        return None
+
+    def place_cocked(self, i: int, **kw) -> DieSpec | None:
+        rng = self.rng
+        s = self.s.die_size
+        for _ in range(60):
+            tilt = float(rng.uniform(16, 40))
+            others = [d for d in self.specs if d.where == "tray" and d.tilt_deg < COCKED_DEG and d.base_z == 0]
+            if others and rng.random() < 0.4:
+                a = others[int(rng.integers(len(others)))]
+                ang = rng.uniform(0, 2 * math.pi)
+                u = np.array([math.cos(ang), math.sin(ang)])
+                lean = -u
+                start = np.array(a.center)
+                region_ok = None
+            else:
+                p, inward, _ = self._edge_point(self.floor)
+                u, lean = inward, -inward
+                start = p + inward * 2.5 * s
+                region_ok = True
+            lean_deg = math.degrees(math.atan2(lean[1], lean[0]))
+            yaw = lean_deg + 90 * int(rng.integers(4)) + (rng.uniform(-8, 8) if rng.random() < 0.8 else rng.uniform(0, 90))
+            d0 = self._die(i, where="tray", tilt_deg=tilt, tilt_dir_deg=float(lean_deg), yaw_deg=float(yaw), **kw)
+
+            def make(q, d0=d0):
+                return replace(d0, center=(float(q[0]), float(q[1])))
+            if region_ok:
+                d = self._contact(make, start, lean, lambda d: not np.all(inside_convex(self.floor, footprint(d), -0.35)), 3.0 * s)
+                if d is not None:
+                    d = self._contact(make, np.array(d.center), -lean,
+                                      lambda d: bool(np.all(inside_convex(self.floor, footprint(d), -0.35))), s)
+            else:
+                d = self._contact(make, start, u, lambda d: self._free(footprint(d)), 3.0 * s)
+            if d is not None and self.add(d):
+                return d
+        return None
+
+    def place_off(self, i: int, **kw) -> DieSpec | None:
+        rng = self.rng
+        s = self.s.die_size
+        floor = self.floor
+        outer = np.array(self.s.tray.outer)
+        rim_ok = self.s.tray.rim_width >= 0.55 * s
+        for _ in range(120):
+            d0 = self._die(i, where="off", **kw)
+            if rim_ok and rng.random() < 0.6:
+                mid = offset_convex(floor, self.s.tray.rim_width / 2)
+                p, _, _ = self._edge_point(mid)
+                d = replace(d0, center=(float(p[0]), float(p[1])), base_z=self.s.tray.wall_height)
+                if inside_convex(floor, p, -0.3 * s)[0] and True:
+                    continue
+                fp = footprint(d)
+                if np.any(inside_convex(floor, fp, 0.0)):  # hangs over the felt: it would fall in
+                    continue
+                if self._free(fp) and self._in_image(d):
+                    self.placed.append(fp)
+                    self.specs.append(d)
+                    return d
+            else:
+                w, h = self.s.size
+                p = rng.uniform([s, s], [w - s, h - s])
+                d = replace(d0, center=(float(p[0]), float(p[1])))
+                fp = footprint(d)
+                if overlap_depth(fp, self.outer_proj) > -0.3 * s:
+                    continue
+                if self.keep is not None and overlap_depth(fp, self.keep) > -0.3 * s:
+                    continue
+                if self._free(fp) and self._in_image(d):
+                    self.placed.append(fp)
+                    self.specs.append(d)
+                    return d
+        return None
+
+
+def _effects(rng: np.random.Generator, setup: _Setup, dice: Sequence[DieSpec], condition: str,
+             cam: float) -> dict:
+    w, h = setup.size
+    s = setup.die_size
+    c = np.array([(w - 1) / 2.0, (h - 1) / 2.0])
+    if condition == "glare":
+        tray_dice = [d for d in dice if d.where != "off"] or list(dice)
+        d = tray_dice[int(rng.integers(len(tray_dice)))]
+        _, c3 = top_face(d)
+        k = cam / (cam - c3[2])
+        p = c + (c3[:2] - c) * k + rng.uniform(-0.2, 0.2, 2) * s
+        return {"glare": Glare((float(p[0]), float(p[1])), float(s * rng.uniform(0.7, 1.3)), float(rng.uniform(1.0, 1.5)))}
+    if condition == "blur":
+        return {"motion": Motion(float(s * rng.uniform(0.45, 0.8)), float(rng.uniform(0, 180)))}
+    if condition == "hand":
+        side = int(rng.integers(4))
+        t = rng.uniform(0.25, 0.75)
+        entry = [(t * w, -0.05 * h), (w * 1.05, t * h), (t * w, h * 1.05), (-0.05 * w, t * h)][side]
+        d = dice[int(rng.integers(len(dice)))] if dice else None
+        target = np.array(d.center) if d is not None else c
+        target = target + rng.uniform(-1.5, 1.5, 2) * s
+        tones = ((150, 175, 225), (120, 150, 205), (95, 125, 180), (70, 95, 145), (50, 65, 100))
+        skin = tuple(int(np.clip(v + rng.uniform(-12, 12), 0, 255)) for v in tones[int(rng.integers(len(tones)))])
+        return {"hand": Hand((float(entry[0]), float(entry[1])), (float(target[0]), float(target[1])),
+                             float(s * rng.uniform(4.5, 6.0)), skin, float(s * rng.uniform(1.5, 3.5)))}
+    return {}
+
+
+def _scene(setup: _Setup, dice: Sequence[DieSpec], expected_n: int, rng: np.random.Generator,
+           condition: str) -> Scene:
+    seed = int(rng.integers(2**31))
+    light = setup.lighting
+    return Scene(setup.size, setup.tray, setup.keep_zone, tuple(dice), expected_n, setup.camera_height,
+                 light, setup.noise, setup.blur, setup.jpeg_quality, seed, condition,
+                 **_effects(rng, setup, dice, condition, setup.camera_height))
+
+
+def random_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),
+                 condition: str = "clean", **overrides) -> Scene:
+    """A random tray scene of `n_dice` (the game's count) under `condition` (see CONDITIONS).
+
+    overrides: tray_shape ("rect"|"rounded"|"hex"), felt (a FELTS name), style (a STYLES name or a
+    sequence, one per die), keep_zone (bool: a marked zone beside the tray, where some dice lie set
+    aside), die_size, camera_height (floor pixels), jpeg_quality (None = no JPEG), noise, blur,
+    lighting (a Lighting), tray (a Tray)."""
+    if condition not in CONDITIONS:
+        raise ValueError(f"unknown condition {condition!r} ({', '.join(CONDITIONS)})")
+    if n_dice < 1:
+        raise ValueError("n_dice must be at least 1")
+    for attempt in range(20):
+        setup = _make_setup(rng, n_dice, tuple(size), **overrides)
+        dice = _place(setup, rng, n_dice, condition)
+        if dice is not None:
+            return _scene(setup, dice, n_dice, rng, condition)
+    raise RuntimeError(f"could not place {n_dice} dice for {condition!r} in 20 attempts")
+
+
+def _place(setup: _Setup, rng: np.random.Generator, n_dice: int, condition: str) -> list[DieSpec] | None:
+    n_visible = n_dice - 1 if condition == "missing" else n_dice + 1 if condition == "extra" else n_dice
+    placer = _Placer(setup, rng)
+    special = {"cocked": "cocked", "off_tray": "off"}.get(condition)
+    n_special = 0
+    if special:
+        n_special = 1 if rng.random() < 0.85 or n_visible < 3 else 2
+    n_keep = 0
+    if setup.keep_zone is not None and n_visible - n_special > 1:
+        n_keep = int(rng.integers(0, min(4, n_visible - n_special - 1) + 1))
+    kinds = ["keep"] * n_keep + ["tray"] * (n_visible - n_keep - n_special) + [special] * n_special
+    order = list(range(n_visible))
+    rng.shuffle(order)  # which die index gets which kind
+    out: dict[int, DieSpec] = {}
+    # normal dice first (cocked ones lean on them), then the special ones
+    for kind_rank in ("keep", "tray", "cocked", "off"):
+        for j, idx in enumerate(order):
+            if kinds[j] != kind_rank:
+                continue
+            if kind_rank == "cocked":
+                d = placer.place_cocked(idx)
+            elif kind_rank == "off":
+                d = placer.place_off(idx)
+            else:
+                d = placer.place_flat(idx, where=kind_rank)
+            if d is None:
+                return None
+            out[idx] = d
+    return [out[i] for i in range(n_visible)]
+
+
+def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),
+                    **overrides) -> Scene:
+    """N dice lying flat, well apart, in the tray: the calibration's reference throw."""
+    for attempt in range(20):
+        setup = _make_setup(rng, n_dice, tuple(size), **{"keep_zone": False, **overrides})
+        placer = _Placer(setup, rng)
+        dice = []
+        for i in range(n_dice):
+            for _ in range(200):
+                c = placer._random_point(np.array(setup.tray.floor), 1.2 * setup.die_size)
+                d = placer._die(i, center=(float(c[0]), float(c[1])))
+                fp = footprint(d)
+                grown = offset_convex(_ccw(fp), 0.9 * setup.die_size)
+                if all(overlap_depth(grown, q) <= 0 for q in placer.placed) and placer.add(d):
+                    dice.append(d)
+                    break
+            else:
+                break
+        if len(dice) == n_dice:
+            return _scene(setup, dice, n_dice, rng, "clean")
+    raise RuntimeError(f"could not place {n_dice} dice well apart")
+
+
+def empty_scene(scene: Scene) -> Scene:
+    """The same tray, light and camera with no dice (and no hand, glare or motion)."""
+    return replace(scene, dice=(), hand=None, glare=None, motion=None, condition="empty")
+
+
+def render(scene: Scene) -> np.ndarray:
+    """The scene as a BGR uint8 photo (h, w, 3); the same scene always gives the same pixels."""
+    from vision.synthetic_render import render_scene
+    return render_scene(scene)
+
+
+def render_empty(scene: Scene) -> np.ndarray:
+    """The empty tray under the same light: the calibration's empty frame."""
+    return render(empty_scene(scene))
+
+
+# --------------------------------------------------------------------------- the simulated table
+class SimTable:
+    """A table with a tray and N dice that a simulated player throws again and again.
+
+    The tray, light, camera and dice style are fixed for the table's life; `throw(keep)` leaves
+    the kept dice where they lie (or moves them once into the keep zone, if the table has one)
+    and throws the others. A share of throws ends with a cocked die or a die off the tray;
+    `rethrow()` throws the same dice again (what a player does after "throw again")."""
+
+    def __init__(self, n_dice: int, rng: np.random.Generator, size: tuple[int, int] = (1280, 960),
+                 cocked_rate: float = 0.05, off_rate: float = 0.05, style: str | Sequence[str] | None = None,
+                 tray: Tray | None = None, keep_zone: bool | None = False, **overrides):
+        if n_dice < 1:
+            raise ValueError("n_dice must be at least 1")
+        self.n_dice = n_dice
+        self.rng = rng
+        self.cocked_rate = cocked_rate
+        self.off_rate = off_rate
+        kw = dict(overrides)
+        if style is not None:
+            kw["style"] = style
+        if tray is not None:
+            kw["tray"] = tray
+            keep_zone = False
+        kw["keep_zone"] = keep_zone
+        self.setup = _make_setup(rng, n_dice, tuple(size), **kw)
+        self._last_keep: tuple[int, ...] = ()
+        self._scene: Scene | None = None
+        self.throws = 0
+        self.throw(())
+
+    @property
+    def scene(self) -> Scene:
+        assert self._scene is not None
+        return self._scene
+
+    @property
+    def faces(self) -> tuple[int, ...]:
+        """The true top face of every die, by die index."""
+        return tuple(top_face(d)[0] for d in self.scene.dice)
+
+    @property
+    def truth(self) -> Truth:
+        return truth(self.scene)
+
+    def render(self) -> np.ndarray:
+        return render(self.scene)
+
+    def throw(self, keep: Sequence[int] = ()) -> Scene:
+        keep = tuple(sorted(set(int(k) for k in keep)))
+        for k in keep:
+            if not 0 <= k < self.n_dice:
+                raise ValueError(f"die index {k} out of range 0..{self.n_dice - 1}")
+        rng = self.rng
+        for attempt in range(30):
+            fixed = self._kept(keep, rng)
+            if fixed is None:
+                continue
+            placer = _Placer(self.setup, rng, fixed=list(fixed.values()))
+            thrown = [i for i in range(self.n_dice) if i not in fixed]
+            special: dict[int, str] = {}
+            if thrown:
+                r = rng.random()
+                if r < self.cocked_rate:
+                    special[int(rng.choice(thrown))] = "cocked"
+                elif r < self.cocked_rate + self.off_rate:
+                    special[int(rng.choice(thrown))] = "off"
+            out = dict(fixed)
+            ok = True
+            for i in sorted(thrown, key=lambda i: i in special):
+                kind = special.get(i)
+                d = placer.place_cocked(i) if kind == "cocked" else placer.place_off(i) if kind == "off" else placer.place_flat(i)
+                if d is None:
+                    ok = False
+                    break
+                out[i] = d
+            if ok:
+                dice = [out[i] for i in range(self.n_dice)]
+                cond = "cocked" if "cocked" in special.values() else "off_tray" if "off" in special.values() else "clean"
+                self._scene = _scene(self.setup, dice, self.n_dice, rng, cond)
+                self._last_keep = keep
+                self.throws += 1
+                return self._scene
+        raise RuntimeError("could not throw the dice without overlap in 30 attempts")
+
+    def rethrow(self) -> Scene:
+        """Throw again the dice the last throw threw (after a cocked / off-tray reroll)."""
+        return self.throw(self._last_keep)
+
+    def _kept(self, keep: tuple[int, ...], rng: np.random.Generator) -> dict[int, DieSpec] | None:
+        if self._scene is None or not keep:
+            return {}
+        out: dict[int, DieSpec] = {}
+        placer = _Placer(self.setup, rng)
+        move = []
+        for k in keep:
+            d = self._scene.dice[k]
+            flat_ok = d.where != "off" and d.tilt_deg <= COCKED_DEG
+            if self.setup.keep_zone is not None and d.where != "keep":
+                move.append(k)
+            elif not flat_ok:
+                move.append(k)
+            else:
+                if not placer.add(d):
+                    return None
+                out[k] = d
+        for k in move:
+            old = self._scene.dice[k]
+            where = "keep" if self.setup.keep_zone is not None else "tray"
+            d = placer.place_flat(k, where=where, value=top_face(old)[0])
+            if d is None:
+                return None
+            out[k] = d
+        return out

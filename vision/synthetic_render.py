@@ -1,0 +1,460 @@
+"""Pixels for vision.synthetic scenes: surfaces with OpenCV, dice ray-marched with numpy.
+
+Every die is a rounded cube (signed distance field) traced per pixel from a pinhole camera
+straight above the nadir, so perspective, side faces, cocked tilts, rounded edges and
+occlusion between touching dice come out of the geometry; pips are recessed discs (a
+dark paint with a dimple's shading). Surfaces are drawn as polygons; shadows are projected
+silhouettes, blurred. Then light falloff, vignetting, blur, noise and JPEG.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.synthetic import (FACE_VALUES, STYLES, Scene, die_pose, die_corners, _CUBE)
+
+_O = 0.5  # pip offset from the face centre, in half edges
+_FAR = 9.0
+PIPS = np.full((7, 6, 2), _FAR, dtype=np.float32)
+for _v, _pts in {1: [(0, 0)], 2: [(-_O, -_O), (_O, _O)], 3: [(-_O, -_O), (0, 0), (_O, _O)],
+                 4: [(-_O, -_O), (_O, -_O), (-_O, _O), (_O, _O)],
+                 5: [(-_O, -_O), (_O, -_O), (0, 0), (-_O, _O), (_O, _O)],
+                 6: [(-_O, -_O), (-_O, 0), (-_O, _O), (_O, -_O), (_O, 0), (_O, _O)]}.items():
+    PIPS[_v, :len(_pts)] = _pts
+PIPS.setflags(write=False)
+del _v, _pts
+_FACE_VALUE_ARR = np.array(FACE_VALUES, dtype=np.int64)
+_ITERS = 14
+
+
+def _lowfreq(rng: np.random.Generator, h: int, w: int, cell: int) -> np.ndarray:
+    sh, sw = max(2, h // cell + 2), max(2, w // cell + 2)
+    m = rng.standard_normal((sh, sw)).astype(np.float32)
+    return cv2.resize(m, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _fill(mask: np.ndarray, poly: np.ndarray, value: float = 1.0) -> None:
+    pts = np.round(np.asarray(poly) * 16).astype(np.int32)
+    cv2.fillPoly(mask, [pts], value, lineType=cv2.LINE_AA, shift=4)
+
+
+def _poly_mask(h: int, w: int, poly: np.ndarray) -> np.ndarray:
+    m = np.zeros((h, w), np.float32)
+    _fill(m, poly)
+    return m
+
+
+def _blend(img: np.ndarray, mask: np.ndarray, colour: np.ndarray) -> None:
+    """img = img * (1 - mask) + colour * mask, in place; colour (3,) or (h, w, 3)."""
+    m = mask[..., None]
+    img *= 1.0 - m
+    img += m * colour
+
+
+def hand_mask(scene: Scene, scale: float = 1.0) -> np.ndarray:
+    """Float mask (0-1) of the hand at `scale` of the image size: forearm, palm, fingers, thumb."""
+    w, h = scene.size
+    sw, sh = max(1, int(round(w * scale))), max(1, int(round(h * scale)))
+    m = np.zeros((sh, sw), np.float32)
+    hand = scene.hand
+    if hand is None:
+        return m
+    e, t = np.array(hand.entry) * scale, np.array(hand.tip) * scale
+    u = t - e
+    u /= float(np.linalg.norm(u)) or 1.0
+    nrm = np.array([-u[1], u[0]])
+    wd = hand.width * scale
+
+    def capsule(p, q, thick):
+        cv2.line(m, (int(round(p[0] * 8)), int(round(p[1] * 8))), (int(round(q[0] * 8)), int(round(q[1] * 8))),
+                 1.0, max(1, int(round(thick))), cv2.LINE_AA, 3)
+    knuckle = t - u * 0.7 * wd
+    wrist = knuckle - u * 0.75 * wd
+    capsule(e - u * 2.0 * wd, wrist, 0.62 * wd)  # forearm
+    for f in (-0.22, -0.07, 0.07, 0.22):  # palm: a fat rounded block
+        capsule(wrist + nrm * f * wd * 0.8, knuckle + nrm * f * wd, 0.34 * wd)
+    spread = (-0.12, -0.04, 0.04, 0.12)
+    lengths = (0.5, 0.68, 0.72, 0.62)
+    for k, f in enumerate((-0.27, -0.09, 0.09, 0.27)):
+        base = knuckle + nrm * f * wd
+        dirn = u + nrm * spread[k]
+        dirn /= np.linalg.norm(dirn)
+        capsule(base, base + dirn * lengths[k] * wd, 0.17 * wd)
+    side = 1.0 if int(hand.entry[0] + hand.entry[1]) % 2 else -1.0  # left or right hand
+    tb = wrist + u * 0.2 * wd + nrm * side * 0.3 * wd
+    capsule(tb, tb + (u * 0.6 + nrm * side * 0.55) * 0.6 * wd, 0.2 * wd)
+    return cv2.GaussianBlur(m, (0, 0), max(0.6, 0.015 * wd))
+
+
+def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur; wide ones at a reduced size (same look, a fraction of the time)."""
+    if sigma <= 0.3:
+        return mask
+    h, w = mask.shape[:2]
+    f = int(sigma / 2.0)
+    if f < 2:
+        return cv2.GaussianBlur(mask, (0, 0), sigma)
+    small = cv2.resize(mask, (max(2, w // f), max(2, h // f)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), sigma / f)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
+    """Table, keep zone, tray rim, walls and felt (with their light), at scale k of the image."""
+    W, Hh = scene.size
+    w, h = max(2, int(round(W * k))), max(2, int(round(Hh * k)))
+    tray = scene.tray
+    H = scene.camera_height
+    c = np.array(scene.center)
+    lt = scene.lighting
+    L = lt.direction()
+    grain = rng.standard_normal((h, w), dtype=np.float32)
+    low = _lowfreq(rng, h, w, max(8, int(48 * k)))
+    floor = np.array(tray.floor)
+    outer = np.array(tray.outer)
+    grow = H / (H - tray.wall_height)
+    top_in = c + (floor - c) * grow
+    top_out = c + (outer - c) * grow
+    tint = np.array(lt.tint, np.float32)
+
+    def col(bgr) -> tuple:
+        return tuple(float(v) for v in np.asarray(bgr, np.float32) * tint)
+
+    def fill(img, poly, value):
+        pts = np.round(np.asarray(poly) * k * 16).astype(np.int32)
+        cv2.fillPoly(img, [pts], value, lineType=cv2.LINE_AA, shift=4)
+
+    albedo = np.empty((h, w, 3), np.float32)
+    albedo[:] = col(tray.table_bgr)
+    irr = np.full((h, w), lt.ambient + 0.9 * L[2], np.float32)
+    tex = np.empty((h, w), np.float32)
+    # table: wood-ish streaks
+    ang = rng.uniform(0, math.pi)
+    yy, xx = np.mgrid[0:h:4, 0:w:4].astype(np.float32) / k
+    s = xx * math.cos(ang) + yy * math.sin(ang)
+    streak = np.sin(s * rng.uniform(0.02, 0.06) + 3 * np.sin(s * 0.005 + yy * 0.01)) * rng.uniform(0.0, 0.07)
+    streak = cv2.resize(streak.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    tray_m = np.zeros((h, w), np.float32)
+    fill(tray_m, top_out, 1.0)
+    np.multiply(streak, 1.0 - tray_m, out=tex)
+    tex += 1.0
+    tex += 0.025 * low
+    tex += 0.05 * grain
+    if scene.keep_zone is not None:
+        kz = np.array(scene.keep_zone)
+        fill(albedo, kz, col(np.clip(np.array(tray.felt_bgr, np.float32) * 1.15 + 20, 0, 255)))
+        cv2.polylines(albedo, [np.round(kz * k * 16).astype(np.int32)], True, col((235, 235, 235)),
+                      max(1, int(W * k / 640)), cv2.LINE_AA, 4)
+    # the tray's shadow on the table
+    sm = np.zeros((h, w), np.float32)
+    fill(sm, outer - L[:2] / L[2] * tray.wall_height, 1.0)
+    irr *= 1.0 - 0.45 * _soft(sm, (tray.wall_height * 0.4 + 1) * k)
+    # rim top, walls, floor
+    fill(albedo, top_out, col(tray.rim_bgr))
+    n = len(floor)
+    cen = floor.mean(axis=0)
+    wall_m = np.zeros((h, w), np.float32)
+    for i in range(n):
+        a, b = floor[i], floor[(i + 1) % n]
+        e = b - a
+        nn = np.array([-e[1], e[0]]) / (np.linalg.norm(e) + 1e-9)
+        if np.dot(nn, cen - (a + b) / 2) < 0:
+            nn = -nn  # inward
+        shade = lt.ambient * 0.8 + 0.85 * max(0.0, float(nn @ L[:2]))
+        pts = np.round(np.array([a, b, top_in[(i + 1) % n], top_in[i]]) * k * 16).astype(np.int32)
+        cv2.fillConvexPoly(irr, pts, float(shade), cv2.LINE_AA, 4)
+    fm = np.zeros((h, w), np.float32)
+    fill(fm, floor, 1.0)
+    fill(albedo, floor, col(tray.felt_bgr))
+    # the walls' shadow on the floor: lit where the way to the light clears the wall
+    lit = np.zeros((h, w), np.float32)
+    fill(lit, floor - L[:2] / L[2] * tray.wall_height, 1.0)
+    lit = _soft(lit * fm, (tray.wall_height * 0.15 + 1.0) * k)
+    ao = _soft(fm, (tray.wall_height * 0.5 + 1.0) * k)
+    floor_irr = lt.ambient * (0.55 + 0.45 * ao) + 0.85 * L[2] * lit
+    irr += fm * (floor_irr - irr)
+    tex += fm * (0.03 * grain)  # felt is grainier
+    irr *= tex
+    irr *= _light_map(scene, (w, h))
+    albedo *= irr[..., None]
+    return albedo
+
+
+def _shadow_mask(scene: Scene, k: float, shape: tuple[int, int]) -> np.ndarray:
+    """How much each pixel (at scale k) is shaded by the dice: cast shadows and contact shadows."""
+    h, w = shape
+    L = scene.lighting.direction()
+    cast = np.zeros((h, w), np.float32)
+    contact = np.zeros((h, w), np.float32)
+    c = np.array(scene.center)
+    H = scene.camera_height
+    for d in scene.dice:
+        cor = die_corners(d)
+        # along the light onto the surface the die rests on, then into the image at that height
+        flat = cor[:, :2] - L[:2] / L[2] * (cor[:, 2] - d.base_z)[:, None]
+        flat = (c + (flat - c) * (H / (H - d.base_z))) * k
+        _fill(cast, cv2.convexHull(flat.astype(np.float32)).reshape(-1, 2))
+        foot = (c + (cor[:, :2] - c) * (H / (H - d.base_z))) * k
+        _fill(contact, cv2.convexHull(foot.astype(np.float32)).reshape(-1, 2))
+    s = scene.dice[0].size_px * k
+    cast = _soft(cast, 0.08 * s + 0.6)
+    contact = _soft(contact, 0.12 * s + 0.6)
+    return np.clip(0.55 * cast + 0.35 * contact, 0, 0.8)
+
+
+def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> None:
+    """Ray-march one rounded die into img (and the depth buffer) over its screen box."""
+    d = scene.dice[idx]
+    st = STYLES[d.style]
+    pose = die_pose(d)
+    R, P, a, rr = pose.rotation, pose.position, pose.half, pose.radius
+    w, h = scene.size
+    H = scene.camera_height
+    cx, cy = scene.center
+    pts = scene.project(_CUBE * a @ R.T + P)
+    x0 = max(0, int(math.floor(pts[:, 0].min())) - 2)
+    x1 = min(w, int(math.ceil(pts[:, 0].max())) + 3)
+    y0 = max(0, int(math.floor(pts[:, 1].min())) - 2)
+    y1 = min(h, int(math.ceil(pts[:, 1].max())) + 3)
+    if x1 <= x0 or y1 <= y0:
+        return
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    X = xs.ravel().astype(np.float32) - np.float32(cx)
+    Y = ys.ravel().astype(np.float32) - np.float32(cy)
+    inv_n = 1.0 / np.sqrt(X * X + Y * Y + np.float32(H * H))
+    Dw = (X * inv_n, Y * inv_n, np.float32(-H) * inv_n)
+    Rf = R.astype(np.float32)
+    # ray direction in the die's frame: R^T d
+    dl = [Dw[0] * Rf[0, j] + Dw[1] * Rf[1, j] + Dw[2] * Rf[2, j] for j in range(3)]
+    o = (R.T @ (np.array([cx, cy, H]) - P)).astype(np.float32)
+    tmin = np.full(X.shape, -np.inf, np.float32)
+    tmax = np.full(X.shape, np.inf, np.float32)
+    for j in range(3):
+        dj = np.where(np.abs(dl[j]) < 1e-7, np.float32(1e-7), dl[j])
+        t1 = (-a - o[j]) / dj
+        t2 = (a - o[j]) / dj
+        np.maximum(tmin, np.minimum(t1, t2), out=tmin)
+        np.minimum(tmax, np.maximum(t1, t2), out=tmax)
+    sel = np.nonzero(tmax > np.maximum(tmin, 0.0))[0]
+    if sel.size == 0:
+        return
+    dx, dy, dz = dl[0][sel], dl[1][sel], dl[2][sel]
+    t = tmin[sel]
+    b = np.float32(a - rr)
+    rrf = np.float32(rr)
+    dmin = np.full(t.shape, np.inf, np.float32)
+    tbest = t.copy()
+    texit = tmax[sel] + np.float32(1.0)
+    act = np.arange(t.size)
+    ax, ay, az, at = dx, dy, dz, t.copy()
+    for it in range(_ITERS):
+        qx = np.abs(o[0] + at * ax) - b
+        qy = np.abs(o[1] + at * ay) - b
+        qz = np.abs(o[2] + at * az) - b
+        inner = np.minimum(np.maximum(np.maximum(qx, qy), qz), 0.0)
+        np.maximum(qx, 0.0, out=qx)
+        np.maximum(qy, 0.0, out=qy)
+        np.maximum(qz, 0.0, out=qz)
+        dist = np.sqrt(qx * qx + qy * qy + qz * qz) + inner - rrf
+        cur = dmin[act]
+        better = dist < cur
+        dmin[act] = np.where(better, dist, cur)
+        tbest[act] = np.where(better, at, tbest[act])
+        at = at + dist
+        # rays that hit (converged) or left the die's box are done
+        go = np.nonzero((dist > 0.02) & (at < texit[act]))[0]
+        if go.size == 0:
+            break
+        if go.size < act.size:
+            act, ax, ay, az, at = act[go], ax[go], ay[go], az[go], at[go]
+    t = tbest
+    pix = (H - P[2]) / H  # one image pixel in world units at the die's height
+    alpha = np.clip(1.0 - dmin / pix, 0.0, 1.0)
+    keep = np.nonzero(alpha > 0.0)[0]
+    if keep.size == 0:
+        return
+    sel, alpha, t = sel[keep], alpha[keep], tbest[keep]
+    dl3 = np.stack([dx[keep], dy[keep], dz[keep]], axis=1)
+    p = o + t[:, None] * dl3
+    flat_idx = ys.ravel()[sel] * w + xs.ravel()[sel]
+    dep = depth.reshape(-1)
+    front = np.nonzero(t < dep[flat_idx])[0]
+    if front.size == 0:
+        return
+    alpha, t, p, flat_idx, dl3 = alpha[front], t[front], p[front], flat_idx[front], dl3[front]
+    # normal of the rounded box
+    q = np.maximum(np.abs(p) - b, 0.0) * np.sign(p)
+    nl = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-6)
+    # which face, and where on it
+    ap = np.abs(p)
+    k = ap.argmax(axis=1)
+    rows = np.arange(len(k))
+    sgn = np.sign(p[rows, k])
+    value = _FACE_VALUE_ARR[2 * k + (sgn < 0)]
+    k1, k2 = (k + 1) % 3, (k + 2) % 3
+    uv = np.stack([p[rows, k1], p[rows, k2]], axis=1) / a
+    diff = uv[:, None, :] - PIPS[value]  # (N, 6, 2)
+    d2 = (diff ** 2).sum(axis=2)
+    j = d2.argmin(axis=1)
+    dp = np.sqrt(d2[rows, j])
+    off = diff[rows, j]
+    rp = np.full(len(k), st.pip_radius, np.float32)
+    big = None
+    if st.one_pip is not None:
+        big = value == 1
+        rp[big] = st.one_radius
+    pip_a = np.clip((rp - dp) * (a / 1.4) + 0.5, 0.0, 1.0)  # anti-aliased pip edge
+    # dimple: inside a pip the normal tilts towards the pip's centre
+    inside = (dp < rp).astype(np.float32)
+    tiltv = (inside / rp)[:, None] * off * 0.9
+    nd = nl.copy()
+    nd[rows, k1] -= tiltv[:, 0]
+    nd[rows, k2] -= tiltv[:, 1]
+    nd /= np.linalg.norm(nd, axis=1, keepdims=True)
+    nw = nd @ Rf.T
+    light = scene.lighting
+    Lw = light.direction().astype(np.float32)
+    V = -(dl3 @ Rf.T)
+    hv = Lw[None, :] + V
+    hv /= np.linalg.norm(hv, axis=1, keepdims=True)
+    ndl = np.clip(nw @ Lw, 0.0, 1.0)
+    ndh = np.clip((nw * hv).sum(axis=1), 0.0, 1.0)
+    # ambient occlusion close to what the die stands on
+    zw = (p @ Rf.T)[:, 2] + P[2] - d.base_z
+    occl = 1.0 - 0.35 * np.exp(-zw / (0.12 * d.size_px))
+    amb = light.ambient * (0.55 + 0.45 * np.clip(nw[:, 2], 0, 1)) * occl
+    body = np.array(st.body, np.float32)
+    pipc = np.array(st.pip, np.float32)
+    albedo = body[None, :] * (1.0 - pip_a[:, None]) + pipc[None, :] * pip_a[:, None]
+    if big is not None and big.any():
+        bigc = np.array(st.one_pip, np.float32)
+        albedo[big] = body[None, :] * (1.0 - pip_a[big, None]) + bigc[None, :] * pip_a[big, None]
+    diffuse = (amb + 0.9 * ndl) * (1.0 - 0.25 * pip_a * inside)  # the recess is shaded
+    spec = st.gloss * (1.0 - 0.5 * pip_a) * ndh ** st.shininess * 255.0
+    gain = _light_gain(scene, (flat_idx % w).astype(np.float32), (flat_idx // w).astype(np.float32))
+    col = (albedo * diffuse[:, None] + spec[:, None]) * np.array(light.tint, np.float32) * gain[:, None]
+    out = img.reshape(-1, 3)
+    al = alpha[:, None]
+    blended = out[flat_idx].astype(np.float32) * (1.0 - al) + col * al
+    out[flat_idx] = np.clip(blended + 0.5, 0, 255).astype(np.uint8)
+    solid = alpha > 0.5
+    dep[flat_idx[solid]] = t[solid]
+
+
+def _hand(img: np.ndarray, scene: Scene) -> None:
+    hand = scene.hand
+    if hand is None:
+        return
+    w, h = scene.size
+    m = hand_mask(scene)
+    L = scene.lighting.direction()
+    # its soft shadow on what lies below
+    off = np.clip(-L[:2] / L[2] * hand.height, -2 * hand.width, 2 * hand.width)
+    sh = cv2.warpAffine(m, np.float32([[1, 0, off[0]], [0, 1, off[1]]]), (w, h))
+    img *= (1.0 - 0.5 * _soft(sh, hand.width * 0.12 + 1))[..., None]
+    # a rounded body: normals from the blurred mask (worked out at a quarter size, then smoothed up)
+    f = 4
+    small = cv2.resize(m, (max(2, w // f), max(2, h // f)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), hand.width * 0.1 / f + 0.5)
+    g = hand.width * 0.25 / f
+    gx = cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3) * g
+    gy = cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3) * g
+    shade = (-gx * L[0] - gy * L[1] + L[2]) / np.sqrt(gx * gx + gy * gy + 1.0)
+    shade = scene.lighting.ambient + 0.75 * np.clip(shade, 0, 1)
+    shade = cv2.resize(shade.astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC) * _light_map(scene, (w, h))
+    skin = np.array(hand.skin_bgr, np.float32) * np.array(scene.lighting.tint, np.float32)
+    _blend(img, m, skin[None, None, :] * shade[..., None])
+
+
+def _light_gain(scene: Scene, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Uneven light and vignetting at image pixels (x, y)."""
+    lt = scene.lighting
+    w, h = scene.size
+    xn = x / w - 0.5
+    yn = y / h - 0.5
+    return lt.intensity * (1.0 + lt.gradient[0] * xn + lt.gradient[1] * yn) * (1.0 - lt.vignette * (xn * xn + yn * yn) * 2.0)
+
+
+def _light_map(scene: Scene, shape_wh: tuple[int, int]) -> np.ndarray:
+    w, h = scene.size
+    yy, xx = np.mgrid[0:48, 0:64].astype(np.float32)
+    g = _light_gain(scene, (xx + 0.5) * w / 64, (yy + 0.5) * h / 48).astype(np.float32)
+    return cv2.resize(g, shape_wh, interpolation=cv2.INTER_LINEAR)
+
+
+def _glare(img: np.ndarray, scene: Scene) -> None:
+    gl = scene.glare
+    if gl is None:
+        return
+    w, h = scene.size
+    r = gl.radius
+    x0, x1 = max(0, int(gl.center[0] - 3 * r)), min(w, int(gl.center[0] + 3 * r) + 1)
+    y0, y1 = max(0, int(gl.center[1] - 3 * r)), min(h, int(gl.center[1] + 3 * r) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    rr = np.sqrt((xx - gl.center[0]) ** 2 + (yy - gl.center[1]) ** 2) / r
+    add = gl.strength * (420.0 * np.exp(-rr ** 4) + 90.0 * np.exp(-(rr / 2.0) ** 2))
+    patch = img[y0:y1, x0:x1].astype(np.float32) + add[..., None]
+    img[y0:y1, x0:x1] = np.clip(patch, 0, 255).astype(np.uint8)
+
+
+def _motion(img: np.ndarray, scene: Scene) -> np.ndarray:
+    mo = scene.motion
+    if mo is None:
+        return img
+    n = max(3, int(round(mo.length)) | 1)
+    k = np.zeros((n, n), np.float32)
+    c = n // 2
+    a = math.radians(mo.angle_deg)
+    dx, dy = math.cos(a) * (n - 1) / 2, math.sin(a) * (n - 1) / 2
+    cv2.line(k, (int(round(c - dx)), int(round(c - dy))), (int(round(c + dx)), int(round(c + dy))), 1.0, 1, cv2.LINE_AA)
+    k /= k.sum()
+    return cv2.filter2D(img, -1, k, borderType=cv2.BORDER_REFLECT)
+
+
+def _to_u8(img: np.ndarray) -> np.ndarray:
+    out = np.empty(img.shape, np.uint8)
+    np.clip(img + 0.5, 0, 255, out=img)
+    out[:] = img
+    return out
+
+
+def render_scene(scene: Scene) -> np.ndarray:
+    rng = np.random.default_rng(scene.seed)
+    w, h = scene.size
+    k = 0.5 if w > 800 else 1.0
+    bg = _background(scene, rng, k)
+    if scene.dice:
+        bg *= (1.0 - _shadow_mask(scene, k, bg.shape[:2]))[..., None]
+    bg = _to_u8(bg)
+    img = bg if k == 1.0 else cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
+    if scene.dice:
+        depth = np.full((h, w), np.inf, np.float32)
+        for i in sorted(range(len(scene.dice)), key=lambda i: scene.dice[i].base_z):
+            _trace_die(img, depth, scene, i)
+    if scene.hand is not None:
+        f = img.astype(np.float32)
+        _hand(f, scene)
+        img = _to_u8(f)
+    _glare(img, scene)
+    if scene.blur > 0.05:
+        img = cv2.GaussianBlur(img, (0, 0), scene.blur)
+    img = _motion(img, scene)
+    if scene.noise > 0:
+        # sensor noise (triangular: two uniform bytes; cheap), a little stronger in bright parts
+        u = np.frombuffer(rng.bytes(w * h * 2), np.uint8).reshape(2, h, w)
+        tri = u[0].astype(np.int16) + u[1] - 255  # std ~104
+        amp = np.float32(scene.noise / 104.0) * (0.6 + img[..., 1].astype(np.float32) * np.float32(0.8 / 255.0))
+        nz = (tri * amp).astype(np.int16)
+        o16 = img.astype(np.int16)
+        o16 += nz[..., None]
+        np.clip(o16, 0, 255, out=o16)
+        img = o16.astype(np.uint8)
+    if scene.jpeg_quality is not None:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg_quality)])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img
