@@ -14,11 +14,14 @@ restart the service in a loop. Other bad input stays exit 2.
 Relative paths in ``[paths]`` are relative to the state directory, the folder
 of ``controller.store.default_db_path()``: the service's ``$STATE_DIRECTORY``
 (``/var/lib/yatzycam``), else ``$XDG_DATA_HOME/yatzycam``, else
-``~/.local/share/yatzycam``.
+``~/.local/share/yatzycam``; except that the service's own file
+(``/etc/yatzycam/config.toml``) always means ``/var/lib/yatzycam``, so that
+``sudo yatzycam doctor`` looks where the service does.
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -31,6 +34,7 @@ from controller.store import default_db_path
 
 EX_CONFIG = 78
 DEFAULT_PATH = Path("/etc/yatzycam/config.toml")
+SERVICE_STATE = Path("/var/lib/yatzycam")  # the unit's StateDirectory=yatzycam
 BCM_PINS = range(0, 28)  # GPIO0..GPIO27 on the 40-pin header
 
 
@@ -379,8 +383,19 @@ def load(path: str | Path | None, env: Mapping[str, str] | None = None) -> Confi
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{shown}: not valid TOML: {e}") from None
-    cfg = parse(data, shown, env)
+    cfg = parse(data, shown, service_env(path, env))
     return Config(cfg.pins, cfg.camera, cfg.display, cfg.game, cfg.paths, source=path)
+
+
+def service_env(path: Path, env: Mapping[str, str] | None = None, etc: Path = DEFAULT_PATH.parent) -> Mapping[str, str]:
+    """The service's config file means the service's state directory, whoever reads it.
+
+    ``sudo yatzycam doctor`` (no $STATE_DIRECTORY) then checks /var/lib/yatzycam, as the unit sees it.
+    """
+    env = os.environ if env is None else env
+    if not env.get("STATE_DIRECTORY") and path.resolve().parent == etc.resolve():
+        return {**env, "STATE_DIRECTORY": str(SERVICE_STATE)}
+    return env
 
 
 def defaults(env: Mapping[str, str] | None = None) -> Config:

@@ -330,27 +330,34 @@ def check_calibration(cfg: Config, probe: Probe, run: _Run) -> Check:
 
 
 def check_database(cfg: Config, probe: Probe, run: _Run) -> Check:
+    """Read-only: doctor never writes to the game record (it may run as root next to the service)."""
     path = cfg.paths.db
     if not path.exists():
         if _writable_dir(path.parent):
             return Check("database", True, f"{path}: not created yet (the first game creates it)")
         return _fail("database", f"{path}: cannot be created", "make its folder writable (the unit's StateDirectory= does)")
-    from controller.store import Store
-
+    fix = "stop the service, copy the file aside, then try: sqlite3 FILE '.recover' | sqlite3 NEW.sqlite (never delete it blindly)"
     try:
-        Store(path, create=False).close()
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        # A read-only open of a WAL database creates -wal/-shm files (owned by whoever runs
+        # doctor, e.g. root, which would lock the service out). With none there, no writer
+        # is active: read it as immutable, which creates nothing.
+        live = any(path.with_name(path.name + x).exists() for x in ("-wal", "-shm"))
+        db = sqlite3.connect(f"file:{path}?mode=ro{'' if live else '&immutable=1'}", uri=True, timeout=10.0)
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             result = [r[0] for r in db.execute("PRAGMA integrity_check")]
-        db.close()
-    except Exception as e:  # noqa: BLE001 - StoreError, sqlite3.Error
-        return _fail("database", f"{path}: {_first_line(e)}",
-                     "move the file aside (the next game starts a new record) and report it; never delete it blindly")
+            games = db.execute("SELECT count(*) FROM games").fetchone()[0] if "games" in tables else 0
+        finally:
+            db.close()
+    except sqlite3.Error as e:
+        return _fail("database", f"{path}: {_first_line(e)}", fix)
+    if tables and "meta" not in tables:
+        return _fail("database", f"{path}: another program's database (tables: {', '.join(sorted(tables))})", "set paths.db to a file of its own")
     if result != ["ok"]:
-        return _fail("database", f"{path}: integrity_check: {'; '.join(result[:3])}",
-                     "stop the service, copy the file, then try: sqlite3 FILE '.recover' | sqlite3 NEW.sqlite")
+        return _fail("database", f"{path}: integrity_check: {'; '.join(result[:3])}", fix)
     if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
         return _fail("database", f"{path}: not writable by this user", "run as the yatzycam user, or fix the owner of the state directory")
-    return Check("database", True, f"{path}: integrity ok, writable, {path.stat().st_size // 1024} KiB")
+    return Check("database", True, f"{path}: integrity ok, writable, {games} games, {path.stat().st_size // 1024} KiB")
 
 
 def check_disk(cfg: Config, probe: Probe, run: _Run) -> Check:

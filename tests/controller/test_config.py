@@ -163,3 +163,14 @@ def test_missing_file(tmp_path):
 def test_example_is_plain_toml():
     # the installer copies it verbatim; it must stay parseable by any TOML reader
     assert set(tomllib.loads(EXAMPLE.read_text())) == {"pins", "camera", "display", "game", "paths"}
+
+
+def test_the_service_config_means_the_service_state_dir(tmp_path):
+    etc = tmp_path / "etc" / "yatzycam"
+    etc.mkdir(parents=True)
+    cfg = etc / "config.toml"
+    cfg.write_text("")
+    assert config.service_env(cfg, {"HOME": "/root"}, etc)["STATE_DIRECTORY"] == "/var/lib/yatzycam"
+    # under systemd the unit's own value wins; any other file keeps the user's directory
+    assert config.service_env(cfg, {"STATE_DIRECTORY": "/srv/y"}, etc)["STATE_DIRECTORY"] == "/srv/y"
+    assert "STATE_DIRECTORY" not in config.service_env(write(tmp_path, ""), {"HOME": "/root"}, etc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from gpiozero.pins.mock import MockFactory
 from controller import doctor
 from controller.cli import main
 from controller.doctor import Probe, run_checks
+from controller.game import Setup
 from controller.store import Store
 
 
@@ -199,8 +201,21 @@ def test_database(pi):
     db = pi["state"] / "yatzycam.sqlite"
     c = checks_by_name(pi["config"], Probe(root=pi["root"]), ["database"])["database"]
     assert c.ok and "not created yet" in c.detail
-    Store(db).close()
-    assert checks_by_name(pi["config"], Probe(root=pi["root"]), ["database"])["database"].ok
+    with Store(db) as store:
+        store.new_game(Setup.create("yatzy", ["Anna", "Bo"]))
+    before = (db.read_bytes(), db.stat().st_mtime_ns, sorted(p.name for p in db.parent.iterdir()))
+    c = checks_by_name(pi["config"], Probe(root=pi["root"]), ["database"])["database"]
+    assert c.ok and "1 games" in c.detail
+    # doctor only reads: not a byte, not a new -wal/-shm file
+    assert (db.read_bytes(), db.stat().st_mtime_ns, sorted(p.name for p in db.parent.iterdir())) == before
+    other = sqlite3.connect(pi["state"] / "other.sqlite")
+    other.execute("CREATE TABLE photos (id INTEGER)")
+    other.close()
+    cfg = pi["config"]
+    cfg.write_text(cfg.read_text().replace("yatzycam.sqlite", "other.sqlite"))
+    c = checks_by_name(cfg, Probe(root=pi["root"]), ["database"])["database"]
+    assert not c.ok and "another program's database (tables: photos)" in c.detail
+    cfg.write_text(cfg.read_text().replace("other.sqlite", "yatzycam.sqlite"))
     db.write_bytes(b"SQLite format 3\0" + b"\xff" * 4000)  # a torn file
     c = checks_by_name(pi["config"], Probe(root=pi["root"]), ["database"])["database"]
     assert not c.ok and "never delete" in c.fix
