@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
+import cv2
 import numpy as np
 
 Point = tuple[float, float]
@@ -271,45 +272,34 @@ def footprint(d: DieSpec) -> np.ndarray:
 
 # --------------------------------------------------------------------------- 2-d helpers
 def _hull(pts: np.ndarray) -> np.ndarray:
-    """Convex hull, counter-clockwise in (x, y) maths orientation (monotone chain)."""
-    p = sorted(map(tuple, np.round(np.asarray(pts, dtype=np.float64), 6)))
-    if len(p) <= 2:
-        return np.array(p)
-
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-    lower: list = []
-    for q in p:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], q) <= 0:
-            lower.pop()
-        lower.append(q)
-    upper: list = []
-    for q in reversed(p):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], q) <= 0:
-            upper.pop()
-        upper.append(q)
-    return np.array(lower[:-1] + upper[:-1])
+    """Convex hull (M, 2), counter-clockwise in (x, y) maths orientation."""
+    h = cv2.convexHull(np.asarray(pts, dtype=np.float32).reshape(-1, 1, 2), clockwise=False).reshape(-1, 2)
+    return _ccw(h.astype(np.float64))
 
 
 def _ccw(poly: np.ndarray) -> np.ndarray:
     poly = np.asarray(poly, dtype=np.float64)
     x, y = poly[:, 0], poly[:, 1]
-    area = np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
+    area = float(np.dot(x[:-1], y[1:]) - np.dot(x[1:], y[:-1]) + x[-1] * y[0] - x[0] * y[-1])
     return poly if area > 0 else poly[::-1]
 
 
 def _halfplanes(poly: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Outward unit normals (M, 2) and offsets (M,) of a convex polygon: inside iff n.p <= c."""
     poly = _ccw(poly)
-    e = np.roll(poly, -1, axis=0) - poly
-    n = np.stack([e[:, 1], -e[:, 0]], axis=1)
-    n /= np.linalg.norm(n, axis=1, keepdims=True)
-    return n, np.sum(n * poly, axis=1)
+    e = np.empty_like(poly)
+    e[:-1] = poly[1:] - poly[:-1]
+    e[-1] = poly[0] - poly[-1]
+    n = np.empty_like(e)
+    n[:, 0] = e[:, 1]
+    n[:, 1] = -e[:, 0]
+    n /= np.sqrt(n[:, 0] ** 2 + n[:, 1] ** 2)[:, None]
+    return n, np.einsum("ij,ij->i", n, poly)
 
 
-def inside_convex(poly: np.ndarray, pts: np.ndarray, margin: float = 0.0) -> np.ndarray:
-    """Which points lie inside the convex polygon by at least `margin`."""
-    n, c = _halfplanes(poly)
+def inside_convex(poly: np.ndarray | tuple, pts: np.ndarray, margin: float = 0.0) -> np.ndarray:
+    """Which points lie inside the convex polygon (or its `_halfplanes`) by at least `margin`."""
+    n, c = poly if isinstance(poly, tuple) else _halfplanes(poly)
     pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
     return np.all(pts @ n.T <= c - margin, axis=1)
 
@@ -332,15 +322,19 @@ def offset_convex(poly: np.ndarray, dist: float) -> np.ndarray:
 
 
 def overlap_depth(p: np.ndarray, q: np.ndarray) -> float:
-    """Penetration depth of two convex polygons (separating axis test); <= 0 means apart/touching."""
+    """Penetration depth of two convex polygons (separating axes); <= 0 means apart or touching."""
+    lo = np.maximum(p.min(axis=0), q.min(axis=0))
+    hi = np.minimum(p.max(axis=0), q.max(axis=0))
+    gap = float((hi - lo).min())
+    if gap <= 0:
+        return gap  # the bounding boxes already separate them
     best = math.inf
     for poly in (p, q):
         n, _ = _halfplanes(poly)
-        for axis in n:
-            a, b = p @ axis, q @ axis
-            best = min(best, min(a.max() - b.min(), b.max() - a.min()))
-            if best <= 0:
-                return best
+        a, b = p @ n.T, q @ n.T
+        best = min(best, float(np.minimum(a.max(axis=0) - b.min(axis=0), b.max(axis=0) - a.min(axis=0)).min()))
+        if best <= 0:
+            return best
     return best
 
 
@@ -537,6 +531,8 @@ class _Placer:
         grow = setup.camera_height / (setup.camera_height - setup.tray.wall_height)
         self.outer_proj = c + (np.array(setup.tray.outer) - c) * grow
         self.keep = np.array(setup.keep_zone) if setup.keep_zone else None
+        self.floor_hp = _halfplanes(self.floor)
+        self.keep_hp = _halfplanes(self.keep) if self.keep is not None else None
 
     # -- checks
     def _free(self, fp: np.ndarray) -> bool:
@@ -554,10 +550,10 @@ class _Placer:
 
     def _ok(self, d: DieSpec, fp: np.ndarray) -> bool:
         if d.where == "tray":
-            if not np.all(inside_convex(self.floor, fp, -0.35)):
+            if not np.all(inside_convex(self.floor_hp, fp, -0.35)):
                 return False
         elif d.where == "keep":
-            if self.keep is None or not np.all(inside_convex(self.keep, fp, 0.5)):
+            if self.keep is None or not np.all(inside_convex(self.keep_hp, fp, 0.5)):
                 return False
         return self._free(fp) and self._in_image(d)
 
@@ -584,7 +580,7 @@ class _Placer:
             return None
         if ok(make(start)):
             return make(start)
-        for _ in range(18):
+        for _ in range(13):
             mid = (lo + hi) / 2
             if ok(make(start + direction * mid)):
                 hi = mid
@@ -614,6 +610,7 @@ class _Placer:
         rng = self.rng
         s = self.s.die_size
         region = self.keep if where == "keep" else self.floor
+        region_hp = self.keep_hp if where == "keep" else self.floor_hp
         for _ in range(60):
             m = mode or str(rng.choice(["free", "free", "free", "touch", "wall"]))
             tilt = float(rng.uniform(0, 2.5)) if where == "tray" else 0.0
@@ -635,12 +632,12 @@ class _Placer:
                 yaw += rng.uniform(-5, 5) if rng.random() < 0.7 else rng.uniform(0, 90)
                 start = p + inward * 2.0 * s
                 d = self._contact(lambda q: replace(d0, center=(float(q[0]), float(q[1])), yaw_deg=float(yaw)),
-                                  start, -inward, lambda d: not np.all(inside_convex(region, footprint(d), -0.35)),
+                                  start, -inward, lambda d: not np.all(inside_convex(region_hp, footprint(d), -0.35)),
                                   2.0 * s)
                 if d is not None:  # step back inside: the contact search found the first position outside
                     d = self._contact(lambda q: replace(d0, center=(float(q[0]), float(q[1])), yaw_deg=float(yaw)),
                                       np.array(d.center), inward,
-                                      lambda d: bool(np.all(inside_convex(region, footprint(d), -0.35))), s)
+                                      lambda d: bool(np.all(inside_convex(region_hp, footprint(d), -0.35))), s)
             else:
                 c = self._random_point(region, 0.75 * s)
                 d = replace(d0, center=(float(c[0]), float(c[1])))
@@ -673,10 +670,10 @@ class _Placer:
             def make(q, d0=d0):
                 return replace(d0, center=(float(q[0]), float(q[1])))
             if region_ok:
-                d = self._contact(make, start, lean, lambda d: not np.all(inside_convex(self.floor, footprint(d), -0.35)), 3.0 * s)
+                d = self._contact(make, start, lean, lambda d: not np.all(inside_convex(self.floor_hp, footprint(d), -0.35)), 3.0 * s)
                 if d is not None:
                     d = self._contact(make, np.array(d.center), -lean,
-                                      lambda d: bool(np.all(inside_convex(self.floor, footprint(d), -0.35))), s)
+                                      lambda d: bool(np.all(inside_convex(self.floor_hp, footprint(d), -0.35))), s)
             else:
                 d = self._contact(make, start, u, lambda d: self._free(footprint(d)), 3.0 * s)
             if d is not None and self.add(d):
@@ -695,10 +692,10 @@ class _Placer:
                 mid = offset_convex(floor, self.s.tray.rim_width / 2)
                 p, _, _ = self._edge_point(mid)
                 d = replace(d0, center=(float(p[0]), float(p[1])), base_z=self.s.tray.wall_height)
-                if inside_convex(floor, p, -0.3 * s)[0] and True:
+                if inside_convex(self.floor_hp, p, -0.3 * s)[0]:
                     continue
                 fp = footprint(d)
-                if np.any(inside_convex(floor, fp, 0.0)):  # hangs over the felt: it would fall in
+                if np.any(inside_convex(self.floor_hp, fp, 0.0)):  # hangs over the felt: it would fall in
                     continue
                 if self._free(fp) and self._in_image(d):
                     self.placed.append(fp)

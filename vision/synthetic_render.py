@@ -25,6 +25,13 @@ for _v, _pts in {1: [(0, 0)], 2: [(-_O, -_O), (_O, _O)], 3: [(-_O, -_O), (0, 0),
                  6: [(-_O, -_O), (-_O, 0), (-_O, _O), (_O, -_O), (_O, 0), (_O, _O)]}.items():
     PIPS[_v, :len(_pts)] = _pts
 PIPS.setflags(write=False)
+_PIP_GRID = np.zeros((7, 3, 3), bool)  # [value, u + 1, v + 1]: is there a pip at that grid point
+for _v in range(1, 7):
+    for _u, _w in PIPS[_v]:
+        if _u < _FAR:
+            _PIP_GRID[_v, int(round(_u / _O)) + 1, int(round(_w / _O)) + 1] = True
+_PIP_GRID.setflags(write=False)
+del _u, _w
 del _v, _pts
 _FACE_VALUE_ARR = np.array(FACE_VALUES, dtype=np.int64)
 _ITERS = 14
@@ -296,11 +303,12 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     value = _FACE_VALUE_ARR[2 * k + (sgn < 0)]
     k1, k2 = (k + 1) % 3, (k + 2) % 3
     uv = np.stack([p[rows, k1], p[rows, k2]], axis=1) / a
-    diff = uv[:, None, :] - PIPS[value]  # (N, 6, 2)
-    d2 = (diff ** 2).sum(axis=2)
-    j = d2.argmin(axis=1)
-    dp = np.sqrt(d2[rows, j])
-    off = diff[rows, j]
+    # pips sit on a 3 x 3 grid (spacing _O): the nearest grid point is the only pip that can cover a point
+    g = np.clip(np.rint(uv / _O), -1, 1).astype(np.int64)
+    g[value == 1] = 0
+    has = _PIP_GRID[value, g[:, 0] + 1, g[:, 1] + 1]
+    off = uv - g * np.float32(_O)
+    dp = np.where(has, np.sqrt((off * off).sum(axis=1)), np.float32(_FAR))
     rp = np.full(len(k), st.pip_radius, np.float32)
     big = None
     if st.one_pip is not None:
@@ -391,13 +399,13 @@ def _glare(img: np.ndarray, scene: Scene) -> None:
         return
     w, h = scene.size
     r = gl.radius
-    x0, x1 = max(0, int(gl.center[0] - 3 * r)), min(w, int(gl.center[0] + 3 * r) + 1)
-    y0, y1 = max(0, int(gl.center[1] - 3 * r)), min(h, int(gl.center[1] + 3 * r) + 1)
+    x0, x1 = max(0, int(gl.center[0] - 4 * r)), min(w, int(gl.center[0] + 4 * r) + 1)
+    y0, y1 = max(0, int(gl.center[1] - 4 * r)), min(h, int(gl.center[1] + 4 * r) + 1)
     if x1 <= x0 or y1 <= y0:
         return
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     rr = np.sqrt((xx - gl.center[0]) ** 2 + (yy - gl.center[1]) ** 2) / r
-    add = gl.strength * (420.0 * np.exp(-rr ** 4) + 90.0 * np.exp(-(rr / 2.0) ** 2))
+    add = gl.strength * (420.0 * np.exp(-rr ** 4) + 90.0 * np.exp(-(rr / 1.4) ** 2))
     patch = img[y0:y1, x0:x1].astype(np.float32) + add[..., None]
     img[y0:y1, x0:x1] = np.clip(patch, 0, 255).astype(np.uint8)
 
