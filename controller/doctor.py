@@ -466,6 +466,16 @@ def cli_verifier(calibration: Path, reference: Path, n_dice: int) -> str | None:
     return None
 
 
+def _give_to_owner_of(folder: Path, paths: list[Path]) -> None:
+    """Run as root (sudo), hand what we wrote to the state directory's owner (the service user)."""
+    if os.geteuid() != 0:
+        return
+    st = folder.stat()
+    for p in paths:
+        if p.exists() and (p.stat().st_uid, p.stat().st_gid) != (st.st_uid, st.st_gid):
+            os.chown(p, st.st_uid, st.st_gid)
+
+
 def grab(source: Any, frames: int = 3) -> Any:
     """The per-pixel median of a few frames: mains flicker and sensor noise averaged out."""
     import numpy as np
@@ -520,5 +530,6 @@ def calibrate_live(
         show(f"Calibration failed: {why}; {kept}. Try again.")
         raise CalibrationFailed(f"{why} ({kept}; the frames are in {images})") from None
     os.replace(new, out)
+    _give_to_owner_of(out.parent, [out, images, empty_png, ref_png])
     show(f"Calibrated: {n_dice} dice read on the tray. Saved {out.name}.")
     return out

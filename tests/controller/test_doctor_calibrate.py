@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import cv2
@@ -101,3 +102,16 @@ def test_grab_takes_the_median(tmp_path, frames):
     out = grab(FolderSource(folder), 3)
     assert np.array_equal(out, frames[0])
     assert not np.array_equal(grab(FolderSource(folder), 2), frames[0])  # a mean-like 2-frame median keeps some flash
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root (CI runs as root)")
+def test_files_go_to_the_state_directory_owner_when_run_as_root(tmp_path, frames):
+    state = tmp_path / "state"
+    state.mkdir()
+    os.chown(state, 4321, 4321)  # the service user's directory
+    src = FolderSource(camera_folder(tmp_path, frames))
+    ui = Recorder(src)
+    out = calibrate_live(src, ui.press, ui.show, state / "calibration.json", 5, state / "throws",
+                         lambda e, r, n, o: o.write_text("{}"), verify=None)
+    for p in (out, state / "throws", state / "throws/calibration-empty.png"):
+        assert (p.stat().st_uid, p.stat().st_gid) == (4321, 4321), p
