@@ -255,6 +255,11 @@ class _Row:
     rule_above: bool = False  # a separator line above the row
 
 
+def _focus(view: GameView) -> int:
+    """The player whose column a one-column pad shows: the player to move, or at the end the winner."""
+    return view.leaders[0] if view.finished and view.leaders else view.current
+
+
 def _pace_text(p: PlayerView, upper_done: bool, bonus_points: int) -> _Cell:
     if p.bonus:
         return _Cell(str(p.bonus), TEXT, role="bonus")
@@ -270,7 +275,7 @@ def _pad_rows(view: GameView, lang: str, mode: str) -> tuple[list[_Row], list[_R
     """(rows in pad order, rows pinned to every page: total and, in focus mode, the others)."""
     rs = view.rules
     W = words(lang)
-    shown = list(range(len(view.players))) if mode == "full" else [view.current]
+    shown = list(range(len(view.players))) if mode == "full" else [_focus(view)]
     opts = view.option_map if not view.finished and view.dice is not None else {}
     upper_idx = set(rs.upper_indices)
     last_upper = max(upper_idx) if upper_idx else -1
@@ -312,7 +317,7 @@ def _pad_rows(view: GameView, lang: str, mode: str) -> tuple[list[_Row], list[_R
     ]
     if mode == "focus":
         for p, pl in enumerate(view.players):
-            if p == view.current:
+            if p == shown[0]:
                 continue
             name = (STAR + " " if p in leaders else "") + pl.name
             pinned.append(_Row("other", name, name, (_Cell(str(pl.total), TEXT, True, LEADER if p in leaders else None, "other"),),
@@ -554,6 +559,17 @@ def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_
         big = int(px * 1.3)
         for t in wrap_text(str(info["winner"]), inner - padx, big, max_lines + 1, True):
             line(t, TEXT, True, "winner", bg=WINNER_BG, size=big)
+        if rect[3] - rect[1] < 5000 and rect[1] == 0 and rect[0] > 0:  # a side panel: the final ranking, as room allows
+            y += lh // 2
+            ranked = sorted(range(len(view.players)), key=lambda i: -view.players[i].total)
+            for i in ranked:
+                if y + lh > y1:
+                    break
+                pl = view.players[i]
+                tot = str(pl.total)
+                tw = int(math.ceil(text_width(tot, px, True)))
+                texts.append(TextItem(tot, (x1 - padx, y + lh // 2), "rm", px, True, TEXT, (x1 - padx - tw, y, x1 - padx, y + lh), "standing"))
+                line(pl.name, MUTED, False, "standing", width=inner - tw - padx)
     else:
         # the dice
         n = view.rules.dice
@@ -616,13 +632,14 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_
     # split into columns, balanced
     per = math.ceil(len(page_rows) / cols)
     chunks = [page_rows[i * per : (i + 1) * per] for i in range(cols)]
-    shown = list(range(len(view.players))) if c.mode == "full" else [view.current]
+    shown = list(range(len(view.players))) if c.mode == "full" else [_focus(view)]
     n_vals = len(shown)
     label_w = int(math.ceil(c.label_ref * px / REF_PX)) + 2 * padx
     min_val = int(math.ceil(_value_ref() * px / REF_PX)) + 2 * padx
     name_w = max(text_width(view.players[p].name, px, True) for p in shown) + 2 * padx
     val_w = int(max(min_val, min(name_w, (col_w - label_w) / n_vals)))
-    label_w = col_w - n_vals * val_w if c.mode == "focus" else label_w
+    if c.mode == "focus" or label_w + n_vals * val_w > col_w:  # (rounding may take a pixel or two)
+        label_w = col_w - n_vals * val_w
     rects: list[RectItem] = []
     texts: list[TextItem] = []
     highlights: list[Rect] = []
@@ -654,11 +671,12 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_
                 if t:
                     texts.append(TextItem(t, (vx + val_w // 2, hy + rh // 2), "mm", hpx, True, TEXT, (vx + padx, hy, vx + val_w - padx, hy + rh), "header"))
         else:
-            p = view.current
+            p = shown[0]
             cell = (cx, hy, cx + col_w, hy + rh)
             cur = not view.finished
-            rects.append(RectItem(cell, CURRENT_HEAD if cur else PANEL, "current_head" if cur else "header"))
-            highlights.append(cell)
+            rects.append(RectItem(cell, CURRENT_HEAD if cur else LEADER, "current_head" if cur else "header"))
+            if cur:
+                highlights.append(cell)
             name = view.players[p].name
             if c.pages > 1:
                 name = f"{name}  ({page + 1}/{c.pages})"

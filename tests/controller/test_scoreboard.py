@@ -247,3 +247,27 @@ def test_long_names_and_long_notice_are_cut_not_spilled():
                    advice="Behåll fem femmor och kasta den sjätte tärningen två gånger till om det behövs")
     for size in ((480, 320), (320, 480), (800, 480)):
         check_screen(long, size)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "nb", "da"])
+@pytest.mark.parametrize("rname", RULESETS)
+def test_other_languages_on_the_small_screens(lang, rname):
+    for n in PLAYERS:
+        v = view_of(rname, n)
+        for size in ((480, 320), (320, 480)):
+            lay = check_screen(v, size, lang)
+            for page in range(1, lay.pages):
+                check_screen(v, size, lang, page)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rname", RULESETS)
+def test_end_of_game_at_every_size(rname):
+    for n in PLAYERS:
+        v = view_of(rname, n, progress=1.0, notice=False)
+        assert v.finished
+        for size in SCREENS:
+            lay = check_screen(v, size)
+            assert any(t.role == "winner" for t in lay.texts)
+            assert not lay.highlights
