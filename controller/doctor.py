@@ -4,8 +4,8 @@ Checks, in order (``CHECKS``): config, python (numpy/OpenCV/picamera2 import in
 this venv and apt's numpy is not shadowed), camera (opens, gives frames, frame
 rate, size), gpio (which pin factory, which gpiochip; lgpio on a Pi 5), pins
 (each button and LED pin can be claimed), display (framebuffer device, depth and
-size from sysfs), calibration (present, matches the camera size, the live frame
-still shows the tray), database (opens, writable, ``PRAGMA integrity_check``),
+size from sysfs), calibration (present, matches the camera size, the live frame's
+tray, found by ``vision.tray.find_floor``, still overlaps the calibrated one), database (opens, writable, ``PRAGMA integrity_check``),
 disk (free space where the state lives).
 
 Where doctor looks is a :class:`Probe` (filesystem root for /sys, /proc and
@@ -57,6 +57,7 @@ class Probe:
     frames: int = 10  # frames captured to measure the frame rate
     min_fps: float = 2.0
     min_free_mb: int = 200
+    min_tray_overlap: float = 0.85  # live tray vs calibrated tray (intersection over union)
 
     def path(self, absolute: str) -> Path:
         return self.root / absolute.lstrip("/")
@@ -311,19 +312,39 @@ def check_calibration(cfg: Config, probe: Probe, run: _Run) -> Check:
     if size is not None and cfg.camera.source in ("picamera2", "opencv", "sim") and size != cfg.camera.size:
         return _fail("calibration", detail + f", the camera gives {cfg.camera.size[0]}x{cfg.camera.size[1]}",
                      "calibrate again at this camera size, or set camera.size back")
-    checker = getattr(api, "check_frame", None)
+    floor = _cal_floor(cal)
     if run.frame is None:
         return Check("calibration", True, detail + "; no live frame to compare (camera check not run or failed)")
-    if checker is None:
-        return Check("calibration", True, detail + "; live tray check not available in this build")
+    if floor is None:
+        return Check("calibration", True, detail + "; the profile has no tray polygon to compare with the live frame")
+    from vision.tray import find_floor, iou
+
+    h, w = run.frame.shape[:2]
     try:
-        problem = checker(run.frame, cal)
-    except Exception as e:  # noqa: BLE001
-        problem = _first_line(e)
-    if problem:
-        return _fail("calibration", f"{detail}; live frame: {problem}",
-                     "the camera or tray moved: put the tray back, or calibrate again (" + fix_new + ")")
-    return Check("calibration", True, detail + "; the live frame still shows the tray")
+        overlap = iou(find_floor(run.frame), floor, (w, h))
+    except Exception as e:  # noqa: BLE001 - TrayError: no tray in view
+        return _fail("calibration", f"{detail}; no tray in the live frame: {_first_line(e)}",
+                     "empty the tray and put it under the camera; if the camera moved, calibrate again (" + fix_new + ")")
+    detail += f"; the live frame's tray overlaps the calibrated one by {overlap:.0%}"
+    if overlap < probe.min_tray_overlap:
+        return _fail("calibration", detail + " (the camera or the tray moved)",
+                     "empty the tray and put it back where it was, or calibrate again (" + fix_new + ")")
+    return Check("calibration", True, detail)
+
+
+def _cal_floor(cal: Any) -> tuple[tuple[float, float], ...] | None:
+    """The tray floor polygon of a calibration profile (object or JSON dict), if it has one."""
+    for name in ("floor", "tray", "floor_poly", "tray_polygon"):
+        v = cal.get(name) if isinstance(cal, dict) else getattr(cal, name, None)
+        if isinstance(v, dict):
+            v = v.get("floor") or v.get("polygon")
+        try:
+            pts = tuple((float(x), float(y)) for x, y in v)
+        except (TypeError, ValueError):
+            continue
+        if len(pts) >= 3:
+            return pts
+    return None
 
 
 # ------------------------------------------------------------------ database, disk

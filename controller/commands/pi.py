@@ -36,6 +36,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=cmd_calibrate_live)
 
 
+def _lgpio_dir() -> None:
+    """lgpio writes .lgd-nfy* files into the working directory (the unit sets LG_WD): run from a
+    folder the user cannot write (sudo -u yatzycam in /home/pi) it fails, so give it /tmp."""
+    import os
+    import tempfile
+
+    if "LG_WD" not in os.environ and not os.access(os.getcwd(), os.W_OK):
+        os.environ["LG_WD"] = tempfile.gettempdir()
+
+
 def _config_path(args: argparse.Namespace) -> str | None:
     from controller.config import DEFAULT_PATH
 
@@ -45,6 +55,7 @@ def _config_path(args: argparse.Namespace) -> str | None:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from controller.doctor import report, run_checks
 
+    _lgpio_dir()
     checks = run_checks(_config_path(args), args.only or ())
     ok = all(c.ok for c in checks)
     if args.json:
@@ -62,6 +73,7 @@ def cmd_calibrate_live(args: argparse.Namespace) -> int:
     from controller.doctor import CalibrationFailed, calibrate_live
     from controller.rules import load as load_rules
 
+    _lgpio_dir()
     cfg = C.load(_config_path(args))
     n_dice = args.dice if args.dice is not None else load_rules(cfg.game.rules).dice
     if not 1 <= n_dice <= 12:

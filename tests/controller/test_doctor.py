@@ -265,3 +265,32 @@ def test_bad_config_is_a_failed_check(tmp_path, capsys):
     assert code == 1
     assert f"FAIL config       {bad}: camera.source: must be one of" in out
     assert "0 of 1 checks passed" in out
+
+
+def test_live_frame_still_shows_the_calibrated_tray(pi):
+    from vision import synthetic
+    from vision.tray import find_floor
+
+    scene = synthetic.reference_scene(np.random.default_rng(3), 5, size=(640, 480))
+    empty = synthetic.render_empty(scene)
+    live = pi["tmp"] / "live"
+    live.mkdir()
+    cv2.imwrite(str(live / "empty.png"), empty)
+    cfg = pi["config"]
+    cfg.write_text(cfg.read_text().replace(str(pi["tmp"] / "frames"), str(live)))
+    floor = find_floor(empty)
+    cal = pi["state"] / "calibration.json"
+    probe = Probe(root=pi["root"], frames=2)
+
+    cal.write_text(json.dumps({"version": 1, "image_size": [640, 480], "floor": [list(p) for p in floor]}))
+    c = checks_by_name(cfg, probe, ["camera", "calibration"])["calibration"]
+    assert c.ok and "overlaps the calibrated one by 100%" in c.detail, c
+
+    moved = [[x + 120, y + 60] for x, y in floor]  # the camera was knocked
+    cal.write_text(json.dumps({"version": 1, "image_size": [640, 480], "floor": moved}))
+    c = checks_by_name(cfg, probe, ["camera", "calibration"])["calibration"]
+    assert not c.ok and "camera or the tray moved" in c.detail and "calibrate again" in c.fix
+
+    # without the camera check there is no live frame: said so, not silently passed over
+    c = checks_by_name(cfg, probe, ["calibration"])["calibration"]
+    assert c.ok and "no live frame" in c.detail

@@ -115,3 +115,29 @@ def test_files_go_to_the_state_directory_owner_when_run_as_root(tmp_path, frames
                          lambda e, r, n, o: o.write_text("{}"), verify=None)
     for p in (out, state / "throws", state / "throws/calibration-empty.png"):
         assert (p.stat().st_uid, p.stat().st_gid) == (4321, 4321), p
+
+
+def cli_config(tmp_path: Path, folder: Path) -> Path:
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(
+        f'[camera]\nsource = "folder"\nfolder = "{folder}"\n'
+        f'[paths]\ncalibration = "{tmp_path / "cal.json"}"\nimages = "{tmp_path / "throws"}"\n'
+    )
+    return cfg
+
+
+def test_cli_keyboard_needs_a_press_per_step(tmp_path, frames, monkeypatch, capsys):
+    import io
+
+    from controller.cli import main
+
+    cfg = cli_config(tmp_path, camera_folder(tmp_path, frames))
+    (tmp_path / "cal.json").write_text("old")
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))  # one press, then the input ends
+    code = main(["calibrate-live", "--config", str(cfg), "--keyboard"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "no more input on stdin" in err
+    assert "Calibration 1/2: empty the tray" in out and "Calibration 2/2: put 5 dice" in out
+    assert (tmp_path / "cal.json").read_text() == "old"
+    code = main(["calibrate-live", "--config", str(cfg), "--keyboard", "--dice", "0"])
+    assert code == 2 and "use 1..12 dice" in capsys.readouterr().err
