@@ -27,6 +27,8 @@ Poly = tuple[Point, ...]
 
 #: conditions random_scene understands; the last three are the "unreadable" kinds.
 CONDITIONS = ("clean", "cocked", "off_tray", "missing", "extra", "glare", "blur", "hand")
+#: the share of each condition in the vision bench (issue 4's targets).
+BENCH_MIX: Mapping[str, float] = MappingProxyType({"clean": 0.55, "cocked": 0.20, "off_tray": 0.15, "missing": 0.10})
 #: tilt (degrees) above which a die counts as cocked.
 COCKED_DEG = 12.0
 #: reasons in the order `yatzycam read` reports them.
@@ -151,9 +153,13 @@ class Scene:
     glare: Glare | None = None
     motion: Motion | None = None
 
+    nadir: Point | None = None  # the point straight below the camera (None: the image centre)
+
     @property
     def center(self) -> Point:
         """The camera's nadir in image pixels."""
+        if self.nadir is not None:
+            return self.nadir
         return ((self.size[0] - 1) / 2.0, (self.size[1] - 1) / 2.0)
 
     def project(self, pts: np.ndarray) -> np.ndarray:
@@ -427,13 +433,14 @@ class _Setup:
     noise: float
     blur: float
     jpeg_quality: int | None
+    nadir: Point
 
     def style(self, i: int) -> str:
         return self.styles[i % len(self.styles)]
 
 
 _SETUP_KEYS = ("tray_shape", "felt", "style", "keep_zone", "die_size", "camera_height", "jpeg_quality",
-               "noise", "blur", "lighting", "tray")
+               "noise", "blur", "lighting", "tray", "nadir")
 
 
 def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **kw) -> _Setup:
@@ -446,6 +453,13 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
     keep = kw.get("keep_zone")
     keep = bool(rng.random() < 0.2) if keep is None else bool(keep)
     tray = kw.get("tray")
+    ic = np.array([(w - 1) / 2.0, (h - 1) / 2.0])
+    if kw.get("nadir") is not None:
+        nadir = np.array(kw["nadir"], dtype=np.float64)
+    elif tray is not None:
+        nadir = ic
+    else:  # the camera is mounted roughly, not exactly, above the middle
+        nadir = ic + rng.uniform(-0.03, 0.03, 2) * np.array([w, h])
     keep_poly = None
     if tray is None:
         shape = kw.get("tray_shape") or str(rng.choice(["rect", "rect", "rounded", "rounded", "hex"]))
@@ -455,16 +469,16 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
         wall = die * rng.uniform(1.2, 2.6)
         rim = die * rng.uniform(0.5, 1.5)
         grow = cam / (cam - wall)
-        c = np.array([(w - 1) / 2.0, (h - 1) / 2.0])
+        c = nadir
         # room left for the rim (projected) and a strip of table
         if keep:
             fw = rng.uniform(0.50, 0.56) * w
-            cx = c[0] - rng.uniform(0.10, 0.13) * w
+            cx = ic[0] - rng.uniform(0.10, 0.13) * w
         else:
             fw = rng.uniform(0.62, 0.76) * w
-            cx = c[0] + rng.uniform(-0.02, 0.02) * w
+            cx = ic[0] + rng.uniform(-0.02, 0.02) * w
         fh = rng.uniform(0.66, 0.76) * h
-        cy = c[1] + rng.uniform(-0.02, 0.02) * h
+        cy = ic[1] + rng.uniform(-0.02, 0.02) * h
         ang = rng.uniform(-4, 4) if shape != "hex" else rng.uniform(-3, 3)
         hw, hh = fw / 2.0, fh / 2.0
         if shape == "hex":
@@ -511,7 +525,8 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
     return _Setup(size, tray, keep_poly, die, cam, tuple(styles), light,
                   float(kw["noise"]) if kw.get("noise") is not None else float(rng.uniform(1.0, 4.0)),
                   float(kw["blur"]) if kw.get("blur") is not None else float(rng.uniform(0.3, 0.9)),
-                  kw["jpeg_quality"] if "jpeg_quality" in kw else int(rng.integers(70, 96)))
+                  kw["jpeg_quality"] if "jpeg_quality" in kw else int(rng.integers(70, 96)),
+                  (float(nadir[0]), float(nadir[1])))
 
 
 def _tuple_poly(p: np.ndarray) -> Poly:
@@ -527,7 +542,7 @@ class _Placer:
         self.placed: list[np.ndarray] = [footprint(d) for d in fixed]
         self.specs: list[DieSpec] = list(fixed)
         self.floor = np.array(setup.tray.floor)
-        c = np.array([(setup.size[0] - 1) / 2.0, (setup.size[1] - 1) / 2.0])
+        c = np.array(setup.nadir)
         grow = setup.camera_height / (setup.camera_height - setup.tray.wall_height)
         self.outer_proj = c + (np.array(setup.tray.outer) - c) * grow
         self.keep = np.array(setup.keep_zone) if setup.keep_zone else None
@@ -544,7 +559,7 @@ class _Placer:
         return bool(pts[:, 0].min() >= 2 and pts[:, 1].min() >= 2 and pts[:, 0].max() <= w - 3 and pts[:, 1].max() <= h - 3)
 
     def _scene_project(self, pts: np.ndarray) -> np.ndarray:
-        c = np.array([(self.s.size[0] - 1) / 2.0, (self.s.size[1] - 1) / 2.0])
+        c = np.array(self.s.nadir)
         k = self.s.camera_height / (self.s.camera_height - pts[:, 2])
         return c + (pts[:, :2] - c) * k[:, None]
 
@@ -721,7 +736,7 @@ def _effects(rng: np.random.Generator, setup: _Setup, dice: Sequence[DieSpec], c
              cam: float) -> dict:
     w, h = setup.size
     s = setup.die_size
-    c = np.array([(w - 1) / 2.0, (h - 1) / 2.0])
+    c = np.array(setup.nadir)
     if condition == "glare":
         tray_dice = [d for d in dice if d.where != "off"] or list(dice)
         d = tray_dice[int(rng.integers(len(tray_dice)))]
@@ -751,7 +766,7 @@ def _scene(setup: _Setup, dice: Sequence[DieSpec], expected_n: int, rng: np.rand
     light = setup.lighting
     return Scene(setup.size, setup.tray, setup.keep_zone, tuple(dice), expected_n, setup.camera_height,
                  light, setup.noise, setup.blur, setup.jpeg_quality, seed, condition,
-                 **_effects(rng, setup, dice, condition, setup.camera_height))
+                 nadir=setup.nadir, **_effects(rng, setup, dice, condition, setup.camera_height))
 
 
 def random_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),
@@ -772,6 +787,13 @@ def random_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = 
         if dice is not None:
             return _scene(setup, dice, n_dice, rng, condition)
     raise RuntimeError(f"could not place {n_dice} dice for {condition!r} in 20 attempts")
+
+
+def random_condition(rng: np.random.Generator, mix: Mapping[str, float] = BENCH_MIX) -> str:
+    """A condition drawn with the given shares (default: the bench's mix)."""
+    names = list(mix)
+    p = np.array([mix[k] for k in names], dtype=np.float64)
+    return names[int(rng.choice(len(names), p=p / p.sum()))]
 
 
 def _place(setup: _Setup, rng: np.random.Generator, n_dice: int, condition: str) -> list[DieSpec] | None:

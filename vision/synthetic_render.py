@@ -317,7 +317,7 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     pip_a = np.clip((rp - dp) * (a / 1.4) + 0.5, 0.0, 1.0)  # anti-aliased pip edge
     # dimple: inside a pip the normal tilts towards the pip's centre
     inside = (dp < rp).astype(np.float32)
-    tiltv = (inside / rp)[:, None] * off * 0.9
+    tiltv = (inside / rp * np.minimum(1.0, st.pip_radius / rp))[:, None] * off * 0.9  # big pips are shallow bowls
     nd = nl.copy()
     nd[rows, k1] -= tiltv[:, 0]
     nd[rows, k2] -= tiltv[:, 1]
