@@ -611,6 +611,12 @@ def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_
 # ----------------------------------------------------------------------- pad area
 
 
+def _page_capacity(c: _Candidate, n_pinned: int) -> int:
+    """Pad rows (besides the pinned ones) on one page of a paged layout."""
+    per_col = (c.pad_rect[3] - c.pad_rect[1]) // _row_h(c.px) - 1
+    return per_col * c.columns - n_pinned
+
+
 def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_Row], pinned: list[_Row]
                ) -> tuple[list[RectItem], list[TextItem], tuple[Rect, ...], tuple[str, ...]]:
     x0, y0, x1, y1 = c.pad_rect
@@ -620,12 +626,11 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_
     gap = px // 2
     cols = c.columns
     col_w = int((x1 - x0 - (cols - 1) * gap) / cols)
-    per_col = (y1 - y0) // rh - 1
     if c.pages == 1:  # spread the rows over the height there is (up to 1.6 x the font)
         need = math.ceil((len(rows) + len(pinned)) / cols) + 1
         rh = max(rh, min(int(px * 1.6), (y1 - y0) // need))
     if c.pages > 1:
-        cap = per_col * cols - len(pinned)
+        cap = _page_capacity(c, len(pinned))
         page_rows = rows[page * cap : (page + 1) * cap] + pinned
     else:
         page_rows = rows + pinned
@@ -712,8 +717,9 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_
 # ----------------------------------------------------------------------- public API
 
 
-def layout(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv", page: int = 0) -> Layout:
-    """Where everything goes on a ``size`` = (width, height) screen; ``page`` wraps around."""
+def layout(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv", page: int | None = 0) -> Layout:
+    """Where everything goes on a ``size`` = (width, height) screen; ``page`` wraps around;
+    ``page=None`` picks the page holding the declared box (Special 8), else the first."""
     W, H = int(size[0]), int(size[1])
     if W < 200 or H < 200:
         raise ValueError(f"screen {W}x{H} is too small for the scoreboard (at least 200x200)")
@@ -724,6 +730,12 @@ def layout(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv",
         raise ValueError(f"screen {W}x{H}: no layout fits {len(view.players)} players of {view.rules.name}")
     pads = {m: _widths(rows + pinned, True) for m, (rows, pinned) in pad_rows.items()}
     c = _pick(cands, pads)
+    if page is None:
+        page = 0
+        if view.declared and c.pages > 1:
+            rows, pinned = pad_rows[c.mode]
+            at = next(i for i, r in enumerate(rows) if r.box_id == view.declared)
+            page = at // _page_capacity(c, len(pinned))
     page = page % c.pages
     srect, die, max_lines = _choose_status(view, lang, W, H, c.status, c.status_px)
     (s_rects, s_texts, s_dice), _ = _status_items(view, lang, srect, c.status_px, die, max_lines)
@@ -792,12 +804,12 @@ def draw(lay: Layout, image: Image.Image | None = None, origin: tuple[int, int] 
     return img
 
 
-def render_image(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv", page: int = 0) -> Image.Image:
+def render_image(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv", page: int | None = 0) -> Image.Image:
     """The scoreboard as a PIL RGB image of ``size`` = (width, height)."""
     return draw(layout(view, size, lang, page))
 
 
-def render(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv", page: int = 0) -> np.ndarray:
+def render(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv", page: int | None = 0) -> np.ndarray:
     """The scoreboard as a numpy RGB uint8 array of shape (height, width, 3)."""
     return np.asarray(render_image(view, size, lang, page))
 

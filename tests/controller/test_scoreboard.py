@@ -271,3 +271,26 @@ def test_end_of_game_at_every_size(rname):
             lay = check_screen(v, size)
             assert any(t.role == "winner" for t in lay.texts)
             assert not lay.highlights
+
+
+def test_special8_stop_cost_and_declared_box_from_a_real_game():
+    g = Game(Setup.create("special8", ["Anna"]))
+    for b in ("ones", "twos", "threes"):  # three one-throw turns: a bank of 6
+        g.apply({"throw": [1, 2, 3, 4, 5, 6, 1, 2]})
+        g.apply({"score": b})
+    g.apply({"throw": [1, 2, 3, 4, 5, 6, 3, 4]})
+    v = g.view()
+    assert v.stop_cost == 2 and v.bank == 6
+    lay = check_screen(v, (800, 480))
+    status = " ".join(t.text for t in lay.texts if t.role == "status")
+    assert "Stopp nu: \u22122 sparade" in status and "Slag kvar 2" in status and "Sparade 6" in status
+    g.apply({"declare": "chance"})
+    v = g.view()
+    assert "chance" not in sb.layout(v, (480, 320)).box_ids  # page 1 of 2 ...
+    lay = check_screen(v, (480, 320), page=None)  # ... so the automatic page is the one with the declared box
+    assert lay.page == 1 and "chance" in lay.box_ids
+    status = " ".join(t.text for t in lay.texts if t.role == "status")
+    assert "Deklarerat: Chans" in status
+    label = next(t for t in lay.texts if t.role == "label" and t.text == "Chans")
+    assert label.color == sb.OPTION and label.bold
+    assert "Deklarerat: Chans" in sb.render_text(v)
