@@ -4,8 +4,8 @@ Checks, in order (``CHECKS``): config, python (numpy/OpenCV/picamera2 import in
 this venv and apt's numpy is not shadowed), camera (opens, gives frames, frame
 rate, size), gpio (which pin factory, which gpiochip; lgpio on a Pi 5), pins
 (each button and LED pin can be claimed), display (framebuffer device, depth and
-size from sysfs), calibration (present, matches the camera size, the live frame's
-tray, found by ``vision.tray.find_floor``, still overlaps the calibrated one), database (opens, writable, ``PRAGMA integrity_check``),
+size from sysfs), calibration (present, matches the camera size, the live frame
+still shows the calibrated tray: ``calibration.check_frame``), database (opens, writable, ``PRAGMA integrity_check``),
 disk (free space where the state lives).
 
 Where doctor looks is a :class:`Probe` (filesystem root for /sys, /proc and
@@ -57,7 +57,6 @@ class Probe:
     frames: int = 10  # frames captured to measure the frame rate
     min_fps: float = 2.0
     min_free_mb: int = 200
-    min_tray_overlap: float = 0.85  # live tray vs calibrated tray (intersection over union)
 
     def path(self, absolute: str) -> Path:
         return self.root / absolute.lstrip("/")
@@ -280,71 +279,33 @@ def check_display(cfg: Config, probe: Probe, run: _Run) -> Check:
 # ------------------------------------------------------------------ calibration
 
 
-def _calibration_api() -> Any:
-    try:
-        return importlib.import_module("calibration")
-    except ImportError:
-        return None
-
-
-def _cal_size(cal: Any) -> tuple[int, int] | None:
-    for name in ("image_size", "frame_size", "size"):
-        v = cal.get(name) if isinstance(cal, dict) else getattr(cal, name, None)
-        if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(x, int) for x in v):
-            return (int(v[0]), int(v[1]))
-    return None
-
-
 def check_calibration(cfg: Config, probe: Probe, run: _Run) -> Check:
+    from calibration import load, check_frame
+
     path = cfg.paths.calibration
-    fix_new = (f"calibrate: yatzycam calibrate-live --config FILE (with the service stopped), "
+    fix_new = (f"calibrate: sudo -u yatzycam yatzycam calibrate-live (with the service stopped), "
                f"or yatzycam calibrate --empty EMPTY.png --out {path}")
     if not path.exists():
         return _fail("calibration", f"{path}: none yet", fix_new)
-    api = _calibration_api()
-    loader = getattr(api, "load", None) or getattr(getattr(api, "Calibration", None), "load", None)
     try:
-        cal = loader(path) if loader else json.loads(path.read_text())
-    except Exception as e:  # noqa: BLE001 - corrupt, foreign, out of date
-        return _fail("calibration", f"{path}: {_first_line(e)}", fix_new)
-    size = _cal_size(cal)
-    detail = f"{path}" + (f": made at {size[0]}x{size[1]}" if size else "")
-    if size is not None and cfg.camera.source in ("picamera2", "opencv", "sim") and size != cfg.camera.size:
+        cal = load(path)
+    except Exception as e:  # noqa: BLE001 - CalibrationError: corrupt, foreign, out of date
+        return _fail("calibration", _first_line(e), fix_new)
+    w, h = cal.image_size
+    detail = f"{path}: made at {w}x{h}" + (f" with {cal.n_dice} dice" if cal.n_dice else " (no reference throw)")
+    if cfg.camera.source in ("picamera2", "opencv", "sim") and (w, h) != cfg.camera.size:
         return _fail("calibration", detail + f", the camera gives {cfg.camera.size[0]}x{cfg.camera.size[1]}",
                      "calibrate again at this camera size, or set camera.size back")
-    floor = _cal_floor(cal)
     if run.frame is None:
         return Check("calibration", True, detail + "; no live frame to compare (camera check not run or failed)")
-    if floor is None:
-        return Check("calibration", True, detail + "; the profile has no tray polygon to compare with the live frame")
-    from vision.tray import find_floor, iou
-
-    h, w = run.frame.shape[:2]
     try:
-        overlap = iou(find_floor(run.frame), floor, (w, h))
-    except Exception as e:  # noqa: BLE001 - TrayError: no tray in view
-        return _fail("calibration", f"{detail}; no tray in the live frame: {_first_line(e)}",
-                     "empty the tray and put it under the camera; if the camera moved, calibrate again (" + fix_new + ")")
-    detail += f"; the live frame's tray overlaps the calibrated one by {overlap:.0%}"
-    if overlap < probe.min_tray_overlap:
-        return _fail("calibration", detail + " (the camera or the tray moved)",
-                     "empty the tray and put it back where it was, or calibrate again (" + fix_new + ")")
-    return Check("calibration", True, detail)
-
-
-def _cal_floor(cal: Any) -> tuple[tuple[float, float], ...] | None:
-    """The tray floor polygon of a calibration profile (object or JSON dict), if it has one."""
-    for name in ("floor", "tray", "floor_poly", "tray_polygon"):
-        v = cal.get(name) if isinstance(cal, dict) else getattr(cal, name, None)
-        if isinstance(v, dict):
-            v = v.get("floor") or v.get("polygon")
-        try:
-            pts = tuple((float(x), float(y)) for x, y in v)
-        except (TypeError, ValueError):
-            continue
-        if len(pts) >= 3:
-            return pts
-    return None
+        problem = check_frame(run.frame, cal)
+    except Exception as e:  # noqa: BLE001
+        problem = _first_line(e)
+    if problem:
+        return _fail("calibration", f"{detail}; live frame: {problem}",
+                     "empty the tray and put it back under the camera; if the camera moved, " + fix_new)
+    return Check("calibration", True, detail + "; the live frame still shows the calibrated tray")
 
 
 # ------------------------------------------------------------------ database, disk
@@ -448,42 +409,26 @@ Calibrator = Callable[[Path, "Path | None", int, Path], None]  # empty.png, refe
 Verifier = Callable[[Path, Path, int], "str | None"]  # calibration, reference.png, n_dice -> problem or None
 
 
-def _cli(args: list[str]) -> tuple[int, str, str]:
-    """Run a `yatzycam` subcommand in this process: (exit code, stdout, stderr)."""
-    import io
-    from contextlib import redirect_stderr, redirect_stdout
+def default_calibrator(empty: Path, reference: Path | None, n_dice: int, out: Path) -> None:
+    """The calibration part's own code: ``calibration.calibrate`` then ``calibration.save``."""
+    import cv2
 
-    from controller.cli import main
+    from calibration import calibrate, save
 
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            code = main(args)
-        except SystemExit as e:  # argparse: e.g. a build without the command
-            code = e.code if isinstance(e.code, int) else 2
-    return code, out.getvalue(), err.getvalue()
+    ref = cv2.imread(str(reference)) if reference is not None else None
+    save(calibrate(cv2.imread(str(empty)), ref, n_dice if ref is not None else None), out)
 
 
-def cli_calibrator(empty: Path, reference: Path | None, n_dice: int, out: Path) -> None:
-    """`yatzycam calibrate --empty ... [--reference ... --dice N] --out ...` (the vision part's command)."""
-    args = ["calibrate", "--empty", str(empty), "--out", str(out)]
-    if reference is not None:
-        args += ["--reference", str(reference), "--dice", str(n_dice)]
-    code, _, err = _cli(args)
-    if code != 0:
-        lines = [x for x in err.strip().splitlines() if x.strip()]
-        raise CalibrationFailed(lines[-1] if lines else f"yatzycam calibrate exited {code}")
-
-
-def cli_verifier(calibration: Path, reference: Path, n_dice: int) -> str | None:
+def default_verifier(calibration: Path, reference: Path, n_dice: int) -> str | None:
     """Read the reference throw with the new calibration: all N dice, verdict ok?"""
-    code, out, err = _cli(["read", "--calibration", str(calibration), "--dice", str(n_dice), "--json", str(reference)])
-    try:
-        r = json.loads(out.strip().splitlines()[0])
-    except (IndexError, ValueError):
-        return (err.strip().splitlines() or [f"yatzycam read exited {code}"])[-1]
-    if r.get("verdict") != "ok" or len(r.get("values", [])) != n_dice:
-        return f"the reference throw read as {r.get('values')} ({r.get('verdict')}: {', '.join(r.get('reasons', [])) or 'no reason'})"
+    import cv2
+
+    from calibration import load
+    from vision.reader import read
+
+    r = read(cv2.imread(str(reference)), load(calibration), n_dice)
+    if r.verdict != "ok" or len(r.values) != n_dice:
+        return f"the reference throw read as {list(r.values)} ({r.verdict}: {', '.join(r.reasons) or 'no reason'})"
     return None
 
 
@@ -512,8 +457,8 @@ def calibrate_live(
     out: Path,
     n_dice: int,
     images: Path,
-    calibrate: Calibrator = cli_calibrator,
-    verify: Verifier | None = cli_verifier,
+    calibrate: Calibrator = default_calibrator,
+    verify: Verifier | None = default_verifier,
     frames: int = 3,
 ) -> Path:
     """Guided calibration from a live FrameSource: empty tray, press; N dice flat, press.

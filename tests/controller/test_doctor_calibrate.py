@@ -141,3 +141,22 @@ def test_cli_keyboard_needs_a_press_per_step(tmp_path, frames, monkeypatch, caps
     assert (tmp_path / "cal.json").read_text() == "old"
     code = main(["calibrate-live", "--config", str(cfg), "--keyboard", "--dice", "0"])
     assert code == 2 and "use 1..12 dice" in capsys.readouterr().err
+
+
+def test_cli_end_to_end_with_the_real_calibration(tmp_path, monkeypatch, capsys):
+    """Keyboard presses, a folder camera of rendered frames, calibration.calibrate and vision.reader.read."""
+    import io
+
+    from calibration import load
+    from controller.cli import main
+
+    # a scene of its own (the vision part's accuracy is measured by `yatzycam bench`, not here)
+    scene = synthetic.reference_scene(np.random.default_rng(3), 5, size=(640, 480))
+    cfg = cli_config(tmp_path, camera_folder(tmp_path, (synthetic.render_empty(scene), synthetic.render(scene))))
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n"))
+    code = main(["calibrate-live", "--config", str(cfg), "--keyboard"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Calibrated: 5 dice read on the tray" in out
+    cal = load(tmp_path / "cal.json")
+    assert cal.image_size == (640, 480) and cal.n_dice == 5 and cal.pip_a
