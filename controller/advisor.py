@@ -32,7 +32,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from controller import rules as R
-from controller.advisor_core import DiceSpace, PadModel, turn_levels
+from controller.advisor_core import DiceSpace, PadModel, bank_after_stop, new_bank, stops_with_bank, turn_levels
 from controller.advisor_exact import ExactTable, cache_dir, can_solve, load_or_solve, rules_key
 
 
@@ -155,23 +155,6 @@ def bonus_table(model: PadModel, p_face: float) -> np.ndarray:
     return out
 
 
-def new_bank(rs: R.RuleSet, bank: int, unused: int) -> int:
-    """The bank after scoring with ``unused`` ordinary throws left (RULES.md)."""
-    if rs.banking == "none":
-        return 0
-    total = bank + unused
-    if rs.banking == "capped" and total > (rs.bank_cap or 0):
-        return 2 * int(rs.bank_cap or 0) - total
-    return total
-
-
-def bank_after_stop(rs: R.RuleSet, bank: int, h: int) -> int:
-    """The bank after stopping with h throws left in all, having started the rerolls with ``bank``."""
-    if h >= bank:
-        return new_bank(rs, bank, h - bank)
-    return h  # the ordinary throws are spent, h banked throws remain
-
-
 # ------------------------------------------------------------------------- the advisor
 
 
@@ -220,19 +203,9 @@ class Advisor:
     def throw_value(self) -> float:
         return self.lookahead.throw_value if self.lookahead is not None and self.banking else 0.0
 
-    def stops_for(self, stop: np.ndarray, h: int, bank) -> list[np.ndarray]:
+    def stops_for(self, stop: np.ndarray, h: int, bank: np.ndarray, masks: np.ndarray) -> list[np.ndarray]:
         """Stop values at h' = 0..h throws left, the value of the bank after stopping included."""
-        if not self.banking or self.throw_value == 0.0:
-            return [stop] * (h + 1)
-        bank = np.asarray(bank)
-        out = []
-        for hh in range(h + 1):
-            nb = np.where(hh >= bank, 0, hh)
-            ordinary = hh >= bank
-            if np.any(ordinary):
-                nb = np.where(ordinary, _new_bank_vec(self.rs, bank, np.maximum(hh - bank, 0)), nb)
-            out.append(stop + self.throw_value * nb[None, :])
-        return out
+        return stops_with_bank(self.rs, stop, h, bank, self.throw_value if self.banking else 0.0, masks)
 
     def mask_of(self, open_ids: Iterable[str]) -> int:
         mask = 0
@@ -295,12 +268,12 @@ class Advisor:
             raise AdviceError(f"an upper sum of {upper} cannot happen with these upper boxes filled")
         h = throws_left + (bank if self.banking else 0)
         stop = m.stop_values(masks, us, arm, self.future)
-        stops = self.stops_for(stop, h, np.array([bank]))
+        stops = self.stops_for(stop, h, np.array([bank]), masks)
         levels = turn_levels(self.space, stops, h)
         row = rs.table.index(faces)
         opts: list[Option] = []
         legal, extra = rs.options(faces, open_ids, yatzy_value, self.forced)
-        nb = bank_after_stop(rs, bank, h) if self.banking else 0
+        nb = bank_after_stop(rs, bank, h) if (self.banking and len(open_ids) > 1) else 0
         for bid, pts in legal.items():
             b = rs.box_index(bid)
             f = m.face[b]
@@ -334,16 +307,8 @@ class Advisor:
         armed = 1 if (m.yb >= 0 and yatzy_value and m.A > 1) else 0
         h = throws_left + (bank if self.banking else 0)
         stop = m.stop_values(np.array([mask], np.int64), np.array([m.cap(upper)]), np.array([armed]), self.future)
-        levels = turn_levels(self.space, self.stops_for(stop, h, np.array([bank])), h)
+        levels = turn_levels(self.space, self.stops_for(stop, h, np.array([bank]), np.array([mask], np.int64)), h)
         return float(levels[h][rs.table.index(rs.check_roll(dice)), 0])
-
-
-def _new_bank_vec(rs: R.RuleSet, bank: np.ndarray, unused: np.ndarray) -> np.ndarray:
-    total = bank + unused
-    if rs.banking == "capped":
-        cap = int(rs.bank_cap or 0)
-        return np.where(total > cap, 2 * cap - total, total)
-    return total
 
 
 def save_json(path: Path, data: dict) -> None:

@@ -288,6 +288,34 @@ class PadModel:
         return jv, jb
 
 
+def new_bank(rs: R.RuleSet, bank, unused):
+    """The bank after scoring with ``unused`` ordinary throws left (RULES.md); works on arrays."""
+    if rs.banking == "none":
+        return 0 * np.asarray(bank)
+    total = np.asarray(bank) + np.asarray(unused)
+    if rs.banking == "capped":
+        cap = int(rs.bank_cap or 0)
+        total = np.where(total > cap, 2 * cap - total, total)
+    return total if total.ndim else int(total)
+
+
+def bank_after_stop(rs: R.RuleSet, bank, h):
+    """The bank after stopping with h throws left in all, the rerolls having started with ``bank``
+    banked throws: unused ordinary throws are banked; once they are spent, h banked ones remain."""
+    bank, h = np.asarray(bank), np.asarray(h)
+    out = np.where(h >= bank, new_bank(rs, bank, np.maximum(h - bank, 0)), h)
+    return out if out.ndim else int(out)
+
+
+def stops_with_bank(rs: R.RuleSet, stop: np.ndarray, h: int, bank: np.ndarray, throw_value: float, masks: np.ndarray) -> list[np.ndarray]:
+    """Stop values at h' = 0..h throws left: ``stop`` plus the value of the bank kept after stopping
+    (none on the last box: a bank left at the end is worth nothing)."""
+    if not throw_value:
+        return [stop] * (h + 1)
+    more = np.array([bin(int(m)).count("1") > 1 for m in masks])
+    return [stop + throw_value * (bank_after_stop(rs, bank, hh) * more)[None, :] for hh in range(h + 1)]
+
+
 def multinomial_prob(counts) -> float:
     n = int(sum(counts))
     return math.factorial(n) / math.prod(math.factorial(int(c)) for c in counts) / 6.0**n
