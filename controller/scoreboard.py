@@ -414,7 +414,7 @@ def _choose_status(view: GameView, lang: str, W: int, H: int, side: float, px: i
         # the biggest die that lets every line fit
         for max_lines in (3, 2, 1, 0):
             base = _status_height(view, lang, sw, px, 0, max_lines)  # with zero-size dice in one row
-            for die in range(min(inner // min(n, 4) - 4, int(px * 3.2)), int(px * 1.2) - 1, -2):
+            for die in range(min(inner, int(px * 2.2)), int(px * 1.2) - 1, -2):
                 per_row, rows = _dice_grid(n, inner, die)
                 if view.finished or base + rows * (die + max(2, die // 6)) <= H:
                     return (W - sw, 0, W, H), die, max_lines
