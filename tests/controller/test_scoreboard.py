@@ -158,16 +158,18 @@ def test_pages_cover_every_box_and_repeat_the_total_on_a_small_screen():
     assert sb.layout(v, (480, 320), page=lay.pages).page == 0  # pages wrap around
 
 
-def test_dice_are_drawn_with_the_right_number_of_pips():
-    v = view_of("maxi", 2)
+@pytest.mark.parametrize("rname,n,size", [("maxi", 2, (800, 480)), ("special8", 6, (480, 320)),
+                                          ("yatzy", 1, (320, 480)), ("special8", 2, (1280, 720))])
+def test_dice_are_drawn_with_the_right_number_of_pips(rname, n, size):
+    v = view_of(rname, n)
     assert v.dice is not None
-    lay = sb.layout(v, (800, 480))
-    img = sb.render(v, (800, 480))
+    lay = sb.layout(v, size)
+    img = sb.render(v, size)
     assert [d.value for d in lay.dice] == list(v.dice)
     for d in lay.dice:
         x0, y0, x1, y1 = d.rect
-        face = img[y0 + 2 : y1 - 2, x0 + 2 : x1 - 2]
-        dark = np.all(face < 80, axis=2).astype(np.uint8)
+        face = img[y0:y1, x0:x1]
+        dark = np.all(face == sb.PIP, axis=2).astype(np.uint8)
         n, _ = cv2.connectedComponents(dark)
         assert n - 1 == d.value, (d.value, n - 1)
 
