@@ -25,8 +25,10 @@ import numpy as np
 Point = tuple[float, float]
 Poly = tuple[Point, ...]
 
-#: conditions random_scene understands; the last three are the "unreadable" kinds.
-CONDITIONS = ("clean", "cocked", "off_tray", "missing", "extra", "glare", "blur", "hand")
+#: conditions random_scene understands; glare, blur, hand and odd_face are the "unreadable" kinds.
+CONDITIONS = ("clean", "cocked", "off_tray", "missing", "extra", "glare", "blur", "hand", "odd_face")
+#: what an odd die shows on top instead of a valid face ("unreadable": not a 1-6 pip layout).
+ODD_FACES = ("blank", "seven", "cross")
 #: the share of each condition in the vision bench (issue 4's targets).
 BENCH_MIX: Mapping[str, float] = MappingProxyType({"clean": 0.55, "cocked": 0.20, "off_tray": 0.15, "missing": 0.10})
 #: tilt (degrees) above which a die counts as cocked.
@@ -82,6 +84,7 @@ class DieSpec:
     where: str = "tray"  # "tray" | "keep" | "off"
     tilt_dir_deg: float = 0.0  # image direction the top leans towards
     base_z: float = 0.0  # height of the surface it rests on (the rim for a die on the rim)
+    odd_top: str | None = None  # one of ODD_FACES: the top face is not a valid pip layout
 
 
 @dataclass(frozen=True)
@@ -384,7 +387,7 @@ def truth(scene: Scene) -> Truth:
             status = "off_tray"
         elif d.tilt_deg > COCKED_DEG:
             status = "cocked"
-        elif scene.motion is not None:
+        elif scene.motion is not None or d.odd_top is not None:
             status = "unreadable"
         elif scene.glare is not None and math.dist(c, scene.glare.center) < scene.glare.radius + 0.5 * d.size_px:
             status = "unreadable"
@@ -824,7 +827,11 @@ def _place(setup: _Setup, rng: np.random.Generator, n_dice: int, condition: str)
             if d is None:
                 return None
             out[idx] = d
-    return [out[i] for i in range(n_visible)]
+    dice = [out[i] for i in range(n_visible)]
+    if condition == "odd_face":
+        j = int(rng.choice([i for i, d in enumerate(dice) if d.where != "off"]))
+        dice[j] = replace(dice[j], odd_top=str(rng.choice(ODD_FACES)))
+    return dice
 
 
 def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),

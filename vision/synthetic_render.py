@@ -25,12 +25,14 @@ for _v, _pts in {1: [(0, 0)], 2: [(-_O, -_O), (_O, _O)], 3: [(-_O, -_O), (0, 0),
                  6: [(-_O, -_O), (-_O, 0), (-_O, _O), (_O, -_O), (_O, 0), (_O, _O)]}.items():
     PIPS[_v, :len(_pts)] = _pts
 PIPS.setflags(write=False)
-_PIP_GRID = np.zeros((7, 3, 3), bool)  # [value, u + 1, v + 1]: is there a pip at that grid point
+_PIP_GRID = np.zeros((9, 3, 3), bool)  # [value, u + 1, v + 1]: is there a pip at that grid point
 for _v in range(1, 7):
     for _u, _w in PIPS[_v]:
         if _u < _FAR:
             _PIP_GRID[_v, int(round(_u / _O)) + 1, int(round(_w / _O)) + 1] = True
+_PIP_GRID[7] = [[1, 1, 1], [0, 1, 0], [1, 1, 1]]  # "seven": not a die face; 8: "blank"
 _PIP_GRID.setflags(write=False)
+_ODD_INDEX = {"seven": 7, "blank": 8}
 del _u, _w
 del _v, _pts
 _FACE_VALUE_ARR = np.array(FACE_VALUES, dtype=np.int64)
@@ -179,9 +181,10 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     # the walls' shadow on the floor: lit where the way to the light clears the wall
     lit = np.zeros((h, w), np.float32)
     fill(lit, floor - L[:2] / L[2] * tray.wall_height, 1.0)
-    lit = _soft(lit * fm, (tray.wall_height * 0.15 + 1.0) * k)
+    shadow_len = tray.wall_height * math.hypot(L[0], L[1]) / L[2]
+    lit = _soft(lit * fm, (0.25 * shadow_len + 1.0) * k)  # soft: room light is not a point
     ao = _soft(fm, (tray.wall_height * 0.5 + 1.0) * k)
-    floor_irr = lt.ambient * (0.55 + 0.45 * ao) + 0.85 * L[2] * lit
+    floor_irr = lt.ambient * (0.55 + 0.45 * ao) + 0.85 * L[2] * (0.3 + 0.7 * lit)
     irr += fm * (floor_irr - irr)
     tex += fm * (0.03 * grain)  # felt is grainier
     irr *= tex
@@ -303,6 +306,11 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     value = _FACE_VALUE_ARR[2 * k + (sgn < 0)]
     k1, k2 = (k + 1) % 3, (k + 2) % 3
     uv = np.stack([p[rows, k1], p[rows, k2]], axis=1) / a
+    odd = None
+    if d.odd_top is not None:
+        odd = value == d.value  # the top face (its value shows on no other face)
+        if d.odd_top in _ODD_INDEX:
+            value = np.where(odd, _ODD_INDEX[d.odd_top], value)
     # pips sit on a 3 x 3 grid (spacing _O): the nearest grid point is the only pip that can cover a point
     g = np.clip(np.rint(uv / _O), -1, 1).astype(np.int64)
     g[value == 1] = 0
@@ -315,6 +323,12 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
         big = value == 1
         rp[big] = st.one_radius
     pip_a = np.clip((rp - dp) * (a / 1.4) + 0.5, 0.0, 1.0)  # anti-aliased pip edge
+    if odd is not None and d.odd_top == "cross":  # a painted symbol instead of pips
+        bar = np.minimum(np.abs(uv[:, 0] - uv[:, 1]), np.abs(uv[:, 0] + uv[:, 1])) / math.sqrt(2)
+        arm = np.maximum(np.abs(uv[:, 0]), np.abs(uv[:, 1]))
+        cross = np.clip((0.11 - bar) * (a / 1.4) + 0.5, 0, 1) * np.clip((0.6 - arm) * (a / 1.4) + 0.5, 0, 1)
+        pip_a = np.where(odd, cross, pip_a)
+        dp = np.where(odd, np.float32(_FAR), dp)
     # dimple: inside a pip the normal tilts towards the pip's centre
     inside = (dp < rp).astype(np.float32)
     tiltv = (inside / rp * np.minimum(1.0, st.pip_radius / rp))[:, None] * off * 0.9  # big pips are shallow bowls

@@ -115,30 +115,43 @@ def test_top_face_is_the_value_for_flat_dice():
             assert c[2] == pytest.approx(50.0, abs=1e-6)
 
 
+def _count_pips(img: np.ndarray, sc: S.Scene, d: S.DieSpec) -> int:
+    """Real OpenCV on the rendered pixels: dark (or light) blobs on the die's flat top face."""
+    c = S.truth(sc).dice[0].center
+    r = int(0.5 * d.size_px)
+    patch = img[int(c[1]) - r:int(c[1]) + r + 1, int(c[0]) - r:int(c[0]) + r + 1]
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    face = np.zeros(grey.shape, np.uint8)  # the flat part of the top face
+    half = d.size_px * (1 - 2 * S.STYLES[d.style].corner) - 2
+    box = cv2.boxPoints(((c[0] - int(c[0]) + r, c[1] - int(c[1]) + r), (half, half), d.yaw_deg))
+    cv2.fillConvexPoly(face, np.round(box).astype(np.int32), 1)
+    face = face.astype(bool)
+    if np.median(grey[face]) > 128:
+        pips = (grey < 0.6 * np.median(grey[face])) & face
+    else:
+        pips = (grey > 1.6 * np.median(grey[face]) + 10) & face
+    n, _, stats, _ = cv2.connectedComponentsWithStats(pips.astype(np.uint8))
+    return len([s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 15])
+
+
+def _lone_die(style: str, **die) -> tuple[S.Scene, S.DieSpec]:
+    base = _scene(11, 6, size=(1280, 960), style=style, noise=0.0, blur=0.0, jpeg_quality=None, felt="green")
+    d = S.DieSpec(center=base.center, size_px=80.0, style=style, **die)
+    return S.replace(base, dice=(d,)), d
+
+
 @pytest.mark.parametrize("style", ["white", "black", "red", "white_red1"])
 def test_rendered_pips_count_the_face(style):
-    """Real OpenCV on the rendered pixels: the pips on each top face are the face value."""
-    base = _scene(11, 6, size=(1280, 960), style=style, noise=0.0, blur=0.0, jpeg_quality=None, felt="green")
     for v in range(1, 7):
-        d = S.DieSpec(v, base.center, 17.0 * v, 80.0, style)
-        sc = S.replace(base, dice=(d,))
-        img = S.render(sc)
-        c = S.truth(sc).dice[0].center
-        r = int(0.5 * d.size_px)
-        patch = img[int(c[1]) - r:int(c[1]) + r + 1, int(c[0]) - r:int(c[0]) + r + 1]
-        grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        face = np.zeros(grey.shape, np.uint8)  # the flat part of the top face
-        half = d.size_px * (1 - 2 * S.STYLES[style].corner) - 2
-        box = cv2.boxPoints(((c[0] - int(c[0]) + r, c[1] - int(c[1]) + r), (half, half), d.yaw_deg))
-        cv2.fillConvexPoly(face, np.round(box).astype(np.int32), 1)
-        face = face.astype(bool)
-        if style in ("white", "white_red1"):
-            pips = (grey < 0.6 * np.median(grey[face])) & face
-        else:
-            pips = (grey > 1.6 * np.median(grey[face]) + 10) & face
-        n, _, stats, _ = cv2.connectedComponentsWithStats(pips.astype(np.uint8))
-        blobs = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 15]
-        assert len(blobs) == v, (style, v)
+        sc, d = _lone_die(style, value=v, yaw_deg=17.0 * v)
+        assert _count_pips(S.render(sc), sc, d) == v, (style, v)
+
+
+def test_odd_faces_are_not_die_faces_and_are_unreadable():
+    for odd, blobs in (("blank", 0), ("seven", 7), ("cross", 1)):
+        sc, d = _lone_die("white", value=3, yaw_deg=10.0, odd_top=odd)
+        assert _count_pips(S.render(sc), sc, d) == blobs
+        assert S.truth(sc).dice[0].status == "unreadable"
 
 
 def test_render_empty_is_the_same_tray_without_dice():
