@@ -759,7 +759,7 @@ PIPS = MappingProxyType({
     3: ((0.27, 0.27), (0.5, 0.5), (0.73, 0.73)),
     4: ((0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)),
     5: ((0.27, 0.27), (0.73, 0.27), (0.5, 0.5), (0.27, 0.73), (0.73, 0.73)),
-    6: ((0.27, 0.25), (0.73, 0.25), (0.27, 0.5), (0.73, 0.5), (0.27, 0.75), (0.73, 0.75)),
+    6: ((0.27, 0.22), (0.73, 0.22), (0.27, 0.5), (0.73, 0.5), (0.27, 0.78), (0.73, 0.78)),
 })
 
 
@@ -773,7 +773,7 @@ def _draw_die(d: ImageDraw.ImageDraw, item: DieItem, origin: tuple[int, int]) ->
         d.rounded_rectangle((x0, y0, x1, y1), r, outline=DIE_EMPTY, width=max(1, s // 16))
         return
     d.rounded_rectangle((x0, y0, x1, y1), r, fill=DIE, outline=DIE_EDGE, width=1)
-    pr = max(1.5, s * 0.09)
+    pr = max(1.5, s * 0.09 - 0.5)
     for fx, fy in PIPS.get(item.value, ()):
         cx, cy = x0 + fx * s, y0 + fy * s
         d.ellipse((cx - pr, cy - pr, cx + pr, cy + pr), fill=PIP)

@@ -296,3 +296,14 @@ def test_special8_stop_cost_and_declared_box_from_a_real_game():
     label = next(t for t in lay.texts if t.role == "label" and t.text == "Chans")
     assert label.color == sb.OPTION and label.bold
     assert "Deklarerat: Chans" in sb.render_text(v)
+
+
+def test_every_face_has_separate_pips_at_every_die_size_used():
+    smallest = int(18 * 1.2)  # the smallest die a layout draws
+    for side in range(smallest, 100):
+        for value in range(1, 7):
+            img = Image.new("RGB", (side + 4, side + 4), sb.BG)
+            sb._draw_die(ImageDraw.Draw(img), sb.DieItem((2, 2, 2 + side, 2 + side), value), (0, 0))
+            pips = np.all(np.asarray(img) == sb.PIP, axis=2).astype(np.uint8)
+            n, _ = cv2.connectedComponents(pips, connectivity=8)
+            assert n - 1 == value, (side, value, n - 1)
