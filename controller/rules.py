@@ -271,7 +271,10 @@ class RuleSet:
 
     @property
     def box_ids(self) -> tuple[str, ...]:
-        return tuple(b.id for b in self.boxes)
+        ids = self._cache.get("box_ids")
+        if ids is None:  # cached: box_index() is called per box in options()
+            ids = self._cache["box_ids"] = tuple(b.id for b in self.boxes)
+        return ids
 
     def box(self, box_id: str) -> Box:
         for b in self.boxes:
