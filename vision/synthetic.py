@@ -157,6 +157,7 @@ class Scene:
     motion: Motion | None = None
 
     nadir: Point | None = None  # the point straight below the camera (None: the image centre)
+    die_size: float = 0.0  # edge length of this table's dice (floor pixels), also when none are in view
 
     @property
     def center(self) -> Point:
@@ -769,7 +770,8 @@ def _scene(setup: _Setup, dice: Sequence[DieSpec], expected_n: int, rng: np.rand
     light = setup.lighting
     return Scene(setup.size, setup.tray, setup.keep_zone, tuple(dice), expected_n, setup.camera_height,
                  light, setup.noise, setup.blur, setup.jpeg_quality, seed, condition,
-                 nadir=setup.nadir, **_effects(rng, setup, dice, condition, setup.camera_height))
+                 nadir=setup.nadir, die_size=setup.die_size,
+                 **_effects(rng, setup, dice, condition, setup.camera_height))
 
 
 def random_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),
@@ -834,11 +836,27 @@ def _place(setup: _Setup, rng: np.random.Generator, n_dice: int, condition: str)
     return dice
 
 
+def _setup_of(scene: Scene) -> _Setup:
+    """The table a scene was taken on (to take more pictures of it)."""
+    size = scene.die_size or (scene.dice[0].size_px if scene.dice else scene.size[0] * 0.05)
+    styles = tuple(d.style for d in scene.dice) or ("white",)
+    return _Setup(scene.size, scene.tray, scene.keep_zone, float(size), scene.camera_height, styles,
+                  scene.lighting, scene.noise, scene.blur, scene.jpeg_quality, scene.center)
+
+
 def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),
-                    **overrides) -> Scene:
-    """N dice lying flat, well apart, in the tray: the calibration's reference throw."""
+                    like: Scene | None = None, **overrides) -> Scene:
+    """N dice lying flat, well apart, in the tray: the calibration's reference throw.
+
+    like: take it on the same table as that scene (tray, keep zone, light, camera, dice); else on a
+    new random table (overrides as for random_scene)."""
+    if like is not None and overrides:
+        raise TypeError("reference_scene: give either like= or overrides, not both")
     for attempt in range(20):
-        setup = _make_setup(rng, n_dice, tuple(size), **{"keep_zone": False, **overrides})
+        if like is not None:
+            setup = _setup_of(like)
+        else:
+            setup = _make_setup(rng, n_dice, tuple(size), **{"keep_zone": False, **overrides})
         placer = _Placer(setup, rng)
         dice = []
         for i in range(n_dice):
@@ -920,6 +938,14 @@ class SimTable:
 
     def render(self) -> np.ndarray:
         return render(self.scene)
+
+    def reference_scene(self) -> Scene:
+        """The table's dice lying flat and well apart (for calibrating on this table)."""
+        return reference_scene(self.rng, self.n_dice, like=self.scene)
+
+    def empty_scene(self) -> Scene:
+        """The table with no dice in view."""
+        return empty_scene(self.scene)
 
     def throw(self, keep: Sequence[int] = ()) -> Scene:
         keep = tuple(sorted(set(int(k) for k in keep)))

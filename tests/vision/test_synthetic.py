@@ -176,6 +176,17 @@ def test_reference_scene_dice_lie_flat_and_apart():
     assert all(d.tilt_deg == 0 and d.where == "tray" for d in sc.dice)
 
 
+def test_reference_scene_like_a_scene_is_taken_on_the_same_table():
+    sc = _scene(31, 6, "cocked", size=(640, 480))
+    ref = S.reference_scene(np.random.default_rng(1), 6, like=sc)
+    assert (ref.tray, ref.lighting, ref.camera_height, ref.size, ref.center) == (sc.tray, sc.lighting, sc.camera_height, sc.size, sc.center)
+    assert {d.size_px for d in ref.dice} == {sc.die_size} and S.truth(ref).verdict == "ok"
+    empty = S.empty_scene(sc)
+    assert empty.dice == () and empty.die_size == sc.die_size and empty.tray == sc.tray
+    table = S.SimTable(5, np.random.default_rng(2), size=(640, 480))
+    assert table.reference_scene().tray == table.scene.tray == table.empty_scene().tray
+
+
 def test_overrides_are_checked():
     with pytest.raises(TypeError):
         _scene(1, bogus=3)
