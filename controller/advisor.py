@@ -177,17 +177,22 @@ class Advisor:
         banking: bool = True,
         cache: str | os.PathLike | None = None,
         progress=None,
+        tune: bool = True,
     ) -> "Advisor":
-        """The best advisor for this game: exact where a table is possible, else lookahead."""
+        """The best advisor for this game: exact where a table is possible, else lookahead.
+
+        ``cache``: the cache folder (default :func:`cache_dir`). ``tune=False`` skips the
+        self-play tuning of the lookahead values (quicker, weaker; for tests).
+        """
         banking = bool(banking and rs.banking != "none")
         model = PadModel.build(rs, forced_order)
         space = DiceSpace.build(rs.dice)
         if can_solve(rs, forced_order, banking):
             table = load_or_solve(rs, forced_order, cache, progress)
             return cls(rs=rs, forced=forced_order, banking=banking, model=model, space=space, exact=table, lookahead=None)
-        from controller.advisor_sim import tuned_lookahead
+        from controller.advisor_sim import initial_lookahead, tuned_lookahead
 
-        la = tuned_lookahead(rs, model, space, forced_order, banking, cache)
+        la = tuned_lookahead(rs, model, space, forced_order, banking, cache) if tune else initial_lookahead(rs, model, space)
         return cls(rs=rs, forced=forced_order, banking=banking, model=model, space=space, exact=None, lookahead=la)
 
     # -- the value of what is left

@@ -19,7 +19,7 @@ from controller import rules as R
 from controller.advisor_core import DiceSpace, PadModel, bank_after_stop, stops_with_bank, turn_levels
 
 CHUNK_GAMES = 1000
-TUNE_VERSION = 1
+TUNE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -177,6 +177,14 @@ def target_values(rs: R.RuleSet, model: PadModel, space: DiceSpace) -> np.ndarra
     return model.prob @ best
 
 
+def initial_lookahead(rs, model, space, throw_value: float = 0.0):
+    """Untuned lookahead values: 0.8 x each box's one-turn target value, the bonus chance."""
+    from controller.advisor import LookaheadValue, bonus_table
+
+    bt = bonus_table(model, 1 - (5 / 6) ** rs.throws)
+    return LookaheadValue(model=model, weights=target_values(rs, model, space) * 0.8, bonus_value=bt, throw_value=throw_value)
+
+
 def tuned_lookahead(rs, model, space, forced: bool, banking: bool, cache=None, games: int | None = None, rounds: int = 2):
     """Lookahead values for a pad without an exact table: box weights tuned by self-play
     (each weight := the mean points the box got), and the best value per banked throw
@@ -194,15 +202,14 @@ def tuned_lookahead(rs, model, space, forced: bool, banking: bool, cache=None, g
             pass
     if games is None:
         games = max(200, 200_000 // (len(rs.table.faces) * model.B // 10))
-    w = target_values(rs, model, space) * 0.8
-    la = LookaheadValue(model=model, weights=w, bonus_value=bt, throw_value=0.0)
+    la = initial_lookahead(rs, model, space)
     for _ in range(rounds):
         res = simulate(rs, Policy("lookahead", la, la.throw_value), games, seed=12345, forced=forced, banking=banking, model=model, space=space)
         w = 0.5 * la.weights + 0.5 * res.box_points.mean(axis=0)
         la = LookaheadValue(model=model, weights=w, bonus_value=bt, throw_value=la.throw_value)
     if banking:
         best = None
-        for tv in (0.0, 1.0, 2.0, 4.0):
+        for tv in (0.0, 2.0, 4.0, 6.0, 9.0):
             cand = LookaheadValue(model=model, weights=w, bonus_value=bt, throw_value=tv)
             m = simulate(rs, Policy("lookahead", cand, tv), games, seed=777, forced=forced, banking=banking, model=model, space=space).mean
             if best is None or m > best[0]:
