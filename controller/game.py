@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -78,6 +79,12 @@ class Setup:
             forced_order=rs.forced_order if forced_order is None else bool(forced_order),
             banking=banking,
         )
+
+    @cached_property
+    def upper_faces(self) -> tuple[tuple[int, int], ...]:
+        """(box index, face) of each upper box, computed once."""
+        rs = self.rules
+        return tuple((i, int(rs.boxes[i].param("face"))) for i in rs.upper_indices)
 
     @property
     def policy(self) -> str:
@@ -332,7 +339,7 @@ class Game:
 
     def upper_sum(self, player: int | None = None) -> int:
         p = self.state.players[self.current_player if player is None else player]
-        return _upper(self.rules, p)
+        return _sums(self.setup, p).upper
 
     def yatzy_value(self, player: int | None = None) -> int | None:
         """What the rule set's Yahtzee box holds (None: open, or no such box)."""
@@ -340,10 +347,10 @@ class Game:
         return _yatzy_value(self.rules, p)
 
     def totals(self) -> tuple[int, ...]:
-        return tuple(_total(self.rules, p) for p in self.state.players)
+        return tuple(_sums(self.setup, p).total for p in self.state.players)
 
     def bonus(self, player: int) -> int:
-        return _bonus(self.rules, self.state.players[player])
+        return _sums(self.setup, self.state.players[player]).bonus
 
     @property
     def winners(self) -> tuple[str, ...]:
@@ -394,15 +401,17 @@ class Game:
             PlayerView(
                 name=name,
                 boxes=p.boxes,
-                upper=_upper(rs, p),
-                bonus=_bonus(rs, p),
-                bonus_pace=_pace(rs, p),
-                total=_total(rs, p),
+                upper=sums.upper,
+                bonus=sums.bonus,
+                bonus_pace=sums.pace,
+                total=sums.total,
                 bank=p.bank,
                 extra_bonus=p.extra,
             )
-            for name, p in zip(self.players, st.players)
+            for name, p, sums in zip(self.players, st.players, (_sums(self.setup, p) for p in st.players))
         )
+        totals = [pv.total for pv in players]
+        leaders = tuple(i for i, t in enumerate(totals) if t == max(totals))
         opts, extra = self.options()
         targets = self.declare_targets()
         filled = sum(v is not None for v in st.players[t.player].boxes)
@@ -420,9 +429,9 @@ class Game:
             can_declare=bool(targets),
             declared=t.declared,
             standing=t.standing,
-            leaders=self.leaders(),
+            leaders=leaders,
             finished=st.finished,
-            winners=self.winners,
+            winners=tuple(self.players[i] for i in leaders) if st.finished else (),
             round=min(filled + 1, len(rs.boxes)),
             forced_order=self.setup.forced_order,
             banking=self.setup.policy != "none",
@@ -442,12 +451,12 @@ class Game:
                 {
                     "name": name,
                     "boxes": {b.id: v for b, v in zip(rs.boxes, p.boxes)},
-                    "upper": _upper(rs, p),
-                    "bonus": _bonus(rs, p),
-                    "total": _total(rs, p),
+                    "upper": sums.upper,
+                    "bonus": sums.bonus,
+                    "total": sums.total,
                     "bank": p.bank,
                 }
-                for name, p in zip(self.players, self.state.players)
+                for name, p, sums in zip(self.players, self.state.players, (_sums(self.setup, p) for p in self.state.players))
             ],
             "current_player": self.current_player,
             "finished": self.finished,
@@ -461,9 +470,9 @@ class Game:
         return [
             {
                 "name": name,
-                "total": _total(rs, p),
-                "upper": _upper(rs, p),
-                "bonus": _bonus(rs, p),
+                "total": sums.total,
+                "upper": sums.upper,
+                "bonus": sums.bonus,
                 "extra_bonus": p.extra,
                 "yatzys": p.yatzys,
                 "bank": p.bank,
@@ -471,32 +480,33 @@ class Game:
                 "boxes": {b.id: v for b, v in zip(rs.boxes, p.boxes)},
             }
             for i, (name, p) in enumerate(zip(self.players, self.state.players))
+            for sums in (_sums(self.setup, p),)
         ]
 
 
 # ------------------------------------------------------------------- pure helpers
 
 
-def _upper(rs: RuleSet, p: PlayerState) -> int:
-    return sum(p.boxes[i] or 0 for i in rs.upper_indices)
+@dataclass(frozen=True)
+class Sums:
+    upper: int  # sum of the filled upper boxes
+    bonus: int  # upper bonus paid
+    pace: float  # bonus pace: sum over filled upper boxes of (score - par x face)
+    total: int  # boxes + bonus + extra bonuses
 
 
-def _bonus(rs: RuleSet, p: PlayerState) -> int:
-    return rs.bonus_points if rs.bonus_threshold and _upper(rs, p) >= rs.bonus_threshold else 0
-
-
-def _pace(rs: RuleSet, p: PlayerState) -> float:
+def _sums(setup: Setup, p: PlayerState) -> Sums:
+    rs = setup.rules
     par = rs.bonus_par
+    upper = 0
     pace = 0.0
-    for i in rs.upper_indices:
+    for i, face in setup.upper_faces:
         v = p.boxes[i]
         if v is not None:
-            pace += v - par * int(rs.boxes[i].param("face"))
-    return round(pace, 2)
-
-
-def _total(rs: RuleSet, p: PlayerState) -> int:
-    return sum(v or 0 for v in p.boxes) + _bonus(rs, p) + p.extra
+            upper += v
+            pace += v - par * face
+    bonus = rs.bonus_points if rs.bonus_threshold and upper >= rs.bonus_threshold else 0
+    return Sums(upper=upper, bonus=bonus, pace=round(pace, 2), total=sum(v or 0 for v in p.boxes) + bonus + p.extra)
 
 
 def _yatzy_value(rs: RuleSet, p: PlayerState) -> int | None:
