@@ -109,6 +109,12 @@ WORDS = MappingProxyType(
 )
 
 
+class ScoreboardError(ValueError):
+    """A screen size the scoreboard cannot be laid out on (one line for the user)."""
+
+    user_error = True
+
+
 def words(lang: str) -> MappingProxyType:
     return WORDS.get(lang, WORDS["en"])
 
@@ -156,27 +162,20 @@ def fit_text(text: str, width: float, px: int, bold: bool = False) -> str:
 
 
 def wrap_text(text: str, width: float, px: int, max_lines: int, bold: bool = False) -> list[str]:
-    """Greedy word wrap to ``width``; the last allowed line is cut with an ellipsis."""
+    """Greedy word wrap to ``width``, at most ``max_lines`` lines; what does not fit ends in an ellipsis."""
     lines: list[str] = []
     cur = ""
-    wordlist = text.split()
-    for i, w in enumerate(wordlist):
+    for w in text.split():
         cand = f"{cur} {w}" if cur else w
-        if text_width(cand, px, bold) <= width or not cur:
+        if not cur or text_width(cand, px, bold) <= width:
             cur = cand
-            continue
-        lines.append(cur)
-        cur = w
-        if len(lines) == max_lines:
-            break
-    else:
-        if cur:
+        else:
             lines.append(cur)
-        cur = ""
-    if len(lines) > max_lines or (len(lines) == max_lines and cur):
-        lines = lines[:max_lines]
-        rest = " ".join([lines[-1], cur, *wordlist[i + 1 :]]).strip() if cur else lines[-1]
-        lines[-1] = fit_text(rest + " " + ELLIPSIS if rest == lines[-1] and cur else rest, width, px, bold)
+            cur = w
+    if cur:
+        lines.append(cur)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines] if max_lines <= 0 else lines[: max_lines - 1] + [" ".join(lines[max_lines - 1 :])]
     return [fit_text(line, width, px, bold) for line in lines]
 
 
@@ -722,12 +721,12 @@ def layout(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv",
     ``page=None`` picks the page holding the declared box (Special 8), else the first."""
     W, H = int(size[0]), int(size[1])
     if W < 200 or H < 200:
-        raise ValueError(f"screen {W}x{H} is too small for the scoreboard (at least 200x200)")
+        raise ScoreboardError(f"screen {W}x{H} is too small for the scoreboard (at least 200x200)")
     modes = ("full", "focus") if len(view.players) > 1 else ("full",)
     pad_rows = {m: _pad_rows(view, lang, m) for m in modes}
     cands = _candidates(view, lang, (W, H), pad_rows)
     if not cands:
-        raise ValueError(f"screen {W}x{H}: no layout fits {len(view.players)} players of {view.rules.name}")
+        raise ScoreboardError(f"screen {W}x{H}: no layout fits {len(view.players)} players of {view.rules.name}")
     pads = {m: _widths(rows + pinned, True) for m, (rows, pinned) in pad_rows.items()}
     c = _pick(cands, pads)
     if page is None:

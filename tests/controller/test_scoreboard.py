@@ -307,3 +307,22 @@ def test_every_face_has_separate_pips_at_every_die_size_used():
             pips = np.all(np.asarray(img) == sb.PIP, axis=2).astype(np.uint8)
             n, _ = cv2.connectedComponents(pips, connectivity=8)
             assert n - 1 == value, (side, value, n - 1)
+
+
+def test_wrap_keeps_words_fits_and_cuts_with_an_ellipsis():
+    text = "Tärning utanför brickan och en annan på kant — kasta om alla tärningarna igen"
+    for width in (60, 120, 200, 400, 2000):
+        for max_lines in (0, 1, 2, 3, 10):
+            lines = sb.wrap_text(text, width, 18, max_lines)
+            assert len(lines) <= max_lines
+            assert all(sb.text_width(ln, 18) <= width for ln in lines)
+            if lines and not lines[-1].endswith(sb.ELLIPSIS):
+                assert " ".join(lines) == text
+    assert sb.wrap_text(text, 2000, 18, 1) == [text]
+    assert sb.wrap_text(text, 200, 18, 1)[0].endswith(sb.ELLIPSIS)
+
+
+def test_a_screen_too_small_is_a_user_error():
+    with pytest.raises(sb.ScoreboardError, match="too small") as e:
+        sb.layout(view_of("yatzy", 1), (160, 128))
+    assert e.value.user_error
