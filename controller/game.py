@@ -109,11 +109,16 @@ class Setup:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Setup:
+    def from_dict(cls, d: Mapping[str, Any], cache: dict[tuple[str, str], RuleSet] | None = None) -> Setup:
+        """The setup ``to_dict`` wrote. ``cache`` (path, text) -> RuleSet spares re-parsing and table builds."""
         try:
             text = d["rules_text"]
-            path = d.get("rules_path") or d["rules"]
-            rs = R.parse_ruleset(tomllib.loads(text), str(path))
+            path = str(d.get("rules_path") or d["rules"])
+            rs = cache.get((path, text)) if cache is not None else None
+            if rs is None:
+                rs = R.parse_ruleset(tomllib.loads(text), path)
+                if cache is not None:
+                    cache[(path, text)] = rs
             return cls(
                 rules=rs,
                 players=tuple(d["players"]),

@@ -139,6 +139,7 @@ class Store:
         self.path = Path(path)
         self._lock = threading.RLock()
         self._games: dict[int, Game] = {}
+        self._rulesets: dict[tuple[str, str], Any] = {}  # (path, text) -> RuleSet, parsed once
         if self.path.is_dir():
             raise StoreError(f"{self.path}: is a directory, not a database file")
         if not self.path.exists():
@@ -255,7 +256,7 @@ class Store:
                 ]
             )
             gid = int(cur.lastrowid)
-            self._games[gid] = Game(Setup.from_dict(data))
+            self._games[gid] = Game(Setup.from_dict(data, self._rulesets))
             return gid
 
     def append(self, game_id: int, event: Mapping[str, Any]) -> Game:
@@ -308,7 +309,7 @@ class Store:
             setup_json = self._row(game_id)["setup"]
             events = [json.loads(e) for (e,) in self._db.execute("SELECT event FROM events WHERE game_id=? ORDER BY seq", (game_id,))]
             try:
-                game = Game.replay(Setup.from_dict(json.loads(setup_json)), events)
+                game = Game.replay(Setup.from_dict(json.loads(setup_json), self._rulesets), events)
             except (GameError, ValueError) as e:
                 raise StoreError(f"{self.path}: game {game_id} does not replay: {e}") from None
             self._games[game_id] = game
