@@ -135,7 +135,8 @@ class PlayerStats:
 class Store:
     """One SQLite file of games. Safe to share between threads (one lock)."""
 
-    def __init__(self, path: str | Path, create: bool = True) -> None:
+    def __init__(self, path: str | Path, create: bool = True, timeout: float = 10.0) -> None:
+        """Open (or, with ``create``, make) the database; ``timeout``: seconds to wait for another writer."""
         self.path = Path(path)
         self._lock = threading.RLock()
         self._games: dict[int, Game] = {}
@@ -150,7 +151,7 @@ class Store:
             except OSError as e:
                 raise StoreError(f"{self.path}: cannot create its folder: {e.strerror or e}") from None
         try:
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=10.0)
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=timeout)
         except sqlite3.Error as e:
             raise StoreError(f"{self.path}: cannot open: {e}") from None
         try:

@@ -69,6 +69,22 @@ def test_only_legal_events_are_stored(store):
     assert store.load(gid).can_score
 
 
+def test_failed_write_changes_nothing(tmp_path):
+    path = tmp_path / "y.sqlite"
+    with Store(path, timeout=0.05) as s:
+        gid = s.new_game(Setup.create("yatzy", 1))
+        s.append(gid, {"throw": [1, 2, 3, 4, 5]})
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the lock: our commit cannot happen
+        with pytest.raises(StoreError, match="cannot save: database is locked"):
+            s.append(gid, {"score": "small_straight"})
+        other.execute("ROLLBACK")
+        other.close()
+        g = s.load(gid)
+        assert g.can_score and g.events == ({"throw": [1, 2, 3, 4, 5]},)
+        assert s.append(gid, {"score": "small_straight"}).totals() == (15,)
+
+
 def test_resume_after_reopen(tmp_path):
     path = tmp_path / "y.sqlite"
     with Store(path) as s:
