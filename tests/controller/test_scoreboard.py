@@ -326,3 +326,14 @@ def test_a_screen_too_small_is_a_user_error():
     with pytest.raises(sb.ScoreboardError, match="too small") as e:
         sb.layout(view_of("yatzy", 1), (160, 128))
     assert e.value.user_error
+
+
+def test_bench_screen_section_reports_figures_with_sample_sizes():
+    from controller import bench_screen
+
+    out = bench_screen.bench(quick=True)
+    assert out["frames_per_size"] == 30
+    for key in ("800x480", "480x320"):
+        fig = out[key]
+        for part in ("render_write_wall", "render_write_cpu", "render_wall", "write_wall"):
+            assert 0 < fig[part]["median_ms"] <= fig[part]["p95_ms"] <= fig[part]["max_ms"]
