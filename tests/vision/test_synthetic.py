@@ -235,3 +235,16 @@ def test_simtable_bad_throws_happen_at_their_rate():
     assert sum(r == () for r in verdicts) >= 3
     with pytest.raises(ValueError):
         table.throw([7])
+
+
+def test_command_line_writes_scenes_and_truth(tmp_path):
+    import json
+
+    assert S.main(["--out", str(tmp_path), "-n", "3", "--dice", "5", "--size", "320x240", "--condition", "cocked", "--empty"]) == 0
+    lines = [json.loads(x) for x in (tmp_path / "truth.jsonl").read_text().splitlines()]
+    assert len(lines) == 3 and all(x["reasons"] == ["cocked"] for x in lines)
+    img = cv2.imread(str(tmp_path / lines[0]["image"]))
+    assert img.shape == (240, 320, 3)
+    assert cv2.imread(str(tmp_path / "scene0000-empty.png")).shape == (240, 320, 3)
+    with pytest.raises(SystemExit):
+        S.main(["--out", str(tmp_path), "--size", "big"])
