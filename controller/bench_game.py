@@ -14,19 +14,24 @@ from typing import Any
 from controller.game import Game, Setup
 
 
+def random_event(game: Game, rng: random.Random, undo_rate: float = 0.0) -> dict[str, Any]:
+    """One legal event a random player might make now (throws, banked throws, declares, undos)."""
+    v = game.view()
+    if undo_rate and game.can_undo and rng.random() < undo_rate:
+        return {"undo": True}
+    if v.can_declare and rng.random() < 0.3:
+        return {"declare": rng.choice(v.declare_targets)}
+    if game.can_throw and (not game.can_score or rng.random() < 0.6):
+        return {"throw": [rng.randint(1, 6) for _ in range(game.rules.dice)]}
+    return {"score": rng.choice([b for b, _ in v.options])}
+
+
 def random_game_events(setup: Setup, seed: int) -> list[dict[str, Any]]:
-    """A whole game played by a seeded random legal player (throws, banked throws, declares)."""
+    """A whole game played by a seeded random legal player, no undos."""
     rng = random.Random(seed)
     g = Game(setup)
     while not g.finished:
-        v = g.view()
-        if v.can_declare and rng.random() < 0.3:
-            e: dict[str, Any] = {"declare": rng.choice(v.declare_targets)}
-        elif g.can_throw and (not g.can_score or rng.random() < 0.6):
-            e = {"throw": [rng.randint(1, 6) for _ in range(g.rules.dice)]}
-        else:
-            e = {"score": rng.choice([b for b, _ in v.options])}
-        g.apply(e)
+        g.apply(random_event(g, rng))
     return list(g.events)
 
 

@@ -15,23 +15,13 @@ import json
 import random
 import sys
 
+from controller.bench_game import random_event
 from controller.game import Game, Setup
 from controller.store import Store
 
 
 def state_hash(game: Game) -> str:
     return hashlib.sha1(json.dumps(game.to_json(), sort_keys=True).encode()).hexdigest()
-
-
-def next_event(game: Game, rng: random.Random) -> dict:
-    v = game.view()
-    if game.can_undo and rng.random() < 0.05:
-        return {"undo": True}
-    if v.can_declare and rng.random() < 0.3:
-        return {"declare": rng.choice(v.declare_targets)}
-    if game.can_throw and (not game.can_score or rng.random() < 0.6):
-        return {"throw": [rng.randint(1, 6) for _ in range(game.rules.dice)]}
-    return {"score": rng.choice([b for b, _ in v.options])}
 
 
 def main() -> None:
@@ -45,7 +35,7 @@ def main() -> None:
             print(f"NEW {gid}", flush=True)
         game = store.load(gid)
         while not game.finished:
-            event = next_event(game, rng)
+            event = random_event(game, rng, undo_rate=0.05)
             game = store.append(gid, event)
             print(f"ACK {gid} {len(game.events) - 1} {state_hash(game)} {json.dumps(game.events[-1])}", flush=True)
 
