@@ -607,6 +607,15 @@ class _Placer:
                 lo = mid
         return make(start + direction * (hi + self.rng.uniform(0.0, 0.8)))
 
+    def _to_wall(self, make, start: np.ndarray, outward: np.ndarray, region_hp: tuple, far: float) -> DieSpec | None:
+        """Slide a die outward until it leaves the region, then back until it is just inside: against the wall."""
+        def within(d: DieSpec) -> bool:
+            return bool(np.all(inside_convex(region_hp, footprint(d), -0.35)))
+        d = self._contact(make, start, outward, lambda d: not within(d), far)
+        if d is None:
+            return None
+        return self._contact(make, np.array(d.center), -outward, within, self.s.die_size)
+
     def _random_point(self, poly: np.ndarray, margin: float) -> np.ndarray:
         lo, hi = poly.min(axis=0), poly.max(axis=0)
         for _ in range(100):
@@ -649,14 +658,8 @@ class _Placer:
                 p, inward, edge = self._edge_point(region)
                 yaw = math.degrees(math.atan2(edge[1], edge[0])) + 90 * int(rng.integers(4))
                 yaw += rng.uniform(-5, 5) if rng.random() < 0.7 else rng.uniform(0, 90)
-                start = p + inward * 2.0 * s
-                d = self._contact(lambda q: replace(d0, center=(float(q[0]), float(q[1])), yaw_deg=float(yaw)),
-                                  start, -inward, lambda d: not np.all(inside_convex(region_hp, footprint(d), -0.35)),
-                                  2.0 * s)
-                if d is not None:  # step back inside: the contact search found the first position outside
-                    d = self._contact(lambda q: replace(d0, center=(float(q[0]), float(q[1])), yaw_deg=float(yaw)),
-                                      np.array(d.center), inward,
-                                      lambda d: bool(np.all(inside_convex(region_hp, footprint(d), -0.35))), s)
+                d = self._to_wall(lambda q: replace(d0, center=(float(q[0]), float(q[1])), yaw_deg=float(yaw)),
+                                  p + inward * 2.0 * s, -inward, region_hp, 2.0 * s)
             else:
                 c = self._random_point(region, 0.75 * s)
                 d = replace(d0, center=(float(c[0]), float(c[1])))
@@ -689,10 +692,7 @@ class _Placer:
             def make(q, d0=d0):
                 return replace(d0, center=(float(q[0]), float(q[1])))
             if region_ok:
-                d = self._contact(make, start, lean, lambda d: not np.all(inside_convex(self.floor_hp, footprint(d), -0.35)), 3.0 * s)
-                if d is not None:
-                    d = self._contact(make, np.array(d.center), -lean,
-                                      lambda d: bool(np.all(inside_convex(self.floor_hp, footprint(d), -0.35))), s)
+                d = self._to_wall(make, start, lean, self.floor_hp, 3.0 * s)
             else:
                 d = self._contact(make, start, u, lambda d: self._free(footprint(d)), 3.0 * s)
             if d is not None and self.add(d):
