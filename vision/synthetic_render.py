@@ -282,86 +282,106 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
             act, ax, ay, az, at = act[go], ax[go], ay[go], az[go], at[go]
     t = tbest
     pix = (H - P[2]) / H  # one image pixel in world units at the die's height
-    alpha = np.clip(1.0 - dmin / pix, 0.0, 1.0)
-    keep = np.nonzero(alpha > 0.0)[0]
+    alpha = np.clip(1.0 - dmin / np.float32(pix), 0.0, 1.0)
+    flat_all = ys.ravel()[sel] * w + xs.ravel()[sel]
+    dep = depth.reshape(-1)
+    keep = np.nonzero((alpha > 0.0) & (t < dep[flat_all]))[0]  # covered, and in front of dice drawn before
     if keep.size == 0:
         return
-    sel, alpha, t = sel[keep], alpha[keep], tbest[keep]
-    dl3 = np.stack([dx[keep], dy[keep], dz[keep]], axis=1)
-    p = o + t[:, None] * dl3
-    flat_idx = ys.ravel()[sel] * w + xs.ravel()[sel]
-    dep = depth.reshape(-1)
-    front = np.nonzero(t < dep[flat_idx])[0]
-    if front.size == 0:
-        return
-    alpha, t, p, flat_idx, dl3 = alpha[front], t[front], p[front], flat_idx[front], dl3[front]
-    # normal of the rounded box
-    q = np.maximum(np.abs(p) - b, 0.0) * np.sign(p)
-    nl = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-6)
-    # which face, and where on it
-    ap = np.abs(p)
-    k = ap.argmax(axis=1)
-    rows = np.arange(len(k))
-    sgn = np.sign(p[rows, k])
-    value = _FACE_VALUE_ARR[2 * k + (sgn < 0)]
-    k1, k2 = (k + 1) % 3, (k + 2) % 3
-    uv = np.stack([p[rows, k1], p[rows, k2]], axis=1) / a
+    alpha, t, flat_idx = alpha[keep], t[keep], flat_all[keep]
+    dx, dy, dz = dx[keep], dy[keep], dz[keep]
+    px, py, pz = o[0] + t * dx, o[1] + t * dy, o[2] + t * dz
+    # normal of the rounded box (die frame)
+    ax, ay, az = np.abs(px), np.abs(py), np.abs(pz)
+    nx = np.maximum(ax - b, 0.0) * np.sign(px)
+    ny = np.maximum(ay - b, 0.0) * np.sign(py)
+    nz = np.maximum(az - b, 0.0) * np.sign(pz)
+    inv = 1.0 / np.maximum(np.sqrt(nx * nx + ny * ny + nz * nz), 1e-6)
+    nx *= inv
+    ny *= inv
+    nz *= inv
+    # which face (axis of the largest coordinate) and where on it (the next two axes, cyclic)
+    kx = (ax >= ay) & (ax >= az)
+    ky = ~kx & (ay >= az)
+    kz = ~(kx | ky)
+    k = np.where(kx, 0, np.where(ky, 1, 2))
+    neg = np.where(kx, px, np.where(ky, py, pz)) < 0
+    value = _FACE_VALUE_ARR[2 * k + neg]
+    inv_a = np.float32(1.0 / a)
+    u = np.where(kx, py, np.where(ky, pz, px)) * inv_a
+    v = np.where(kx, pz, np.where(ky, px, py)) * inv_a
     odd = None
     if d.odd_top is not None:
         odd = value == d.value  # the top face (its value shows on no other face)
         if d.odd_top in _ODD_INDEX:
             value = np.where(odd, _ODD_INDEX[d.odd_top], value)
     # pips sit on a 3 x 3 grid (spacing _O): the nearest grid point is the only pip that can cover a point
-    g = np.clip(np.rint(uv / _O), -1, 1).astype(np.int64)
-    g[value == 1] = 0
-    has = _PIP_GRID[value, g[:, 0] + 1, g[:, 1] + 1]
-    off = uv - g * np.float32(_O)
-    dp = np.where(has, np.sqrt((off * off).sum(axis=1)), np.float32(_FAR))
-    rp = np.full(len(k), st.pip_radius, np.float32)
-    big = None
+    gu = np.clip(np.rint(u / _O), -1, 1).astype(np.int64)
+    gv = np.clip(np.rint(v / _O), -1, 1).astype(np.int64)
+    one = value == 1
+    gu[one] = 0
+    gv[one] = 0
+    has = _PIP_GRID[value, gu + 1, gv + 1]
+    ou = u - gu * np.float32(_O)
+    ov = v - gv * np.float32(_O)
+    dp = np.where(has, np.sqrt(ou * ou + ov * ov), np.float32(_FAR))
     if st.one_pip is not None:
-        big = value == 1
-        rp[big] = st.one_radius
-    pip_a = np.clip((rp - dp) * (a / 1.4) + 0.5, 0.0, 1.0)  # anti-aliased pip edge
+        rp = np.where(one, np.float32(st.one_radius), np.float32(st.pip_radius))
+    else:
+        rp = np.float32(st.pip_radius)
+    pip_a = np.clip((rp - dp) * np.float32(a / 1.4) + 0.5, 0.0, 1.0)  # anti-aliased pip edge
     if odd is not None and d.odd_top == "cross":  # a painted symbol instead of pips
-        bar = np.minimum(np.abs(uv[:, 0] - uv[:, 1]), np.abs(uv[:, 0] + uv[:, 1])) / math.sqrt(2)
-        arm = np.maximum(np.abs(uv[:, 0]), np.abs(uv[:, 1]))
+        bar = np.minimum(np.abs(u - v), np.abs(u + v)) / math.sqrt(2)
+        arm = np.maximum(np.abs(u), np.abs(v))
         cross = np.clip((0.11 - bar) * (a / 1.4) + 0.5, 0, 1) * np.clip((0.6 - arm) * (a / 1.4) + 0.5, 0, 1)
         pip_a = np.where(odd, cross, pip_a)
         dp = np.where(odd, np.float32(_FAR), dp)
-    # dimple: inside a pip the normal tilts towards the pip's centre
+    # dimple: inside a pip the normal tilts towards the pip's centre (big pips are shallow bowls)
     inside = (dp < rp).astype(np.float32)
-    tiltv = (inside / rp * np.minimum(1.0, st.pip_radius / rp))[:, None] * off * 0.9  # big pips are shallow bowls
-    nd = nl.copy()
-    nd[rows, k1] -= tiltv[:, 0]
-    nd[rows, k2] -= tiltv[:, 1]
-    nd /= np.linalg.norm(nd, axis=1, keepdims=True)
-    nw = nd @ Rf.T
+    s_t = inside / rp * np.minimum(np.float32(1.0), np.float32(st.pip_radius) / rp) * np.float32(0.9)
+    tu, tv = s_t * ou, s_t * ov
+    zero = np.float32(0.0)
+    nx = nx - np.where(ky, tv, np.where(kz, tu, zero))
+    ny = ny - np.where(kx, tu, np.where(kz, tv, zero))
+    nz = nz - np.where(kx, tv, np.where(ky, tu, zero))
+    inv = 1.0 / np.sqrt(nx * nx + ny * ny + nz * nz)
+    nx *= inv
+    ny *= inv
+    nz *= inv
+    # to the world
+    wx = Rf[0, 0] * nx + Rf[0, 1] * ny + Rf[0, 2] * nz
+    wy = Rf[1, 0] * nx + Rf[1, 1] * ny + Rf[1, 2] * nz
+    wz = Rf[2, 0] * nx + Rf[2, 1] * ny + Rf[2, 2] * nz
     light = scene.lighting
-    Lw = light.direction().astype(np.float32)
-    V = -(dl3 @ Rf.T)
-    hv = Lw[None, :] + V
-    hv /= np.linalg.norm(hv, axis=1, keepdims=True)
-    ndl = np.clip(nw @ Lw, 0.0, 1.0)
-    ndh = np.clip((nw * hv).sum(axis=1), 0.0, 1.0)
+    L = light.direction().astype(np.float32)
+    # view direction: back along the ray (world)
+    vx = -(Rf[0, 0] * dx + Rf[0, 1] * dy + Rf[0, 2] * dz)
+    vy = -(Rf[1, 0] * dx + Rf[1, 1] * dy + Rf[1, 2] * dz)
+    vz = -(Rf[2, 0] * dx + Rf[2, 1] * dy + Rf[2, 2] * dz)
+    hx, hy, hz = vx + L[0], vy + L[1], vz + L[2]
+    ndl = np.clip(wx * L[0] + wy * L[1] + wz * L[2], 0.0, 1.0)
+    ndh = np.clip((wx * hx + wy * hy + wz * hz) / np.sqrt(hx * hx + hy * hy + hz * hz), 0.0, 1.0)
     # ambient occlusion close to what the die stands on
-    zw = (p @ Rf.T)[:, 2] + P[2] - d.base_z
-    occl = 1.0 - 0.35 * np.exp(-zw / (0.12 * d.size_px))
-    amb = light.ambient * (0.55 + 0.45 * np.clip(nw[:, 2], 0, 1)) * occl
+    zw = Rf[2, 0] * px + Rf[2, 1] * py + Rf[2, 2] * pz + np.float32(P[2] - d.base_z)
+    occl = 1.0 - 0.35 * np.exp(-zw / np.float32(0.12 * d.size_px))
+    amb = np.float32(light.ambient) * (0.55 + 0.45 * np.clip(wz, 0, 1)) * occl
+    diffuse = (amb + 0.9 * ndl) * (1.0 - 0.25 * pip_a * inside)  # the recess is shaded
+    spec = np.float32(st.gloss * 255.0) * (1.0 - 0.5 * pip_a) * ndh ** np.float32(st.shininess)
+    gain = _light_gain(scene, (flat_idx % w).astype(np.float32), (flat_idx // w).astype(np.float32))
+    tint = np.array(light.tint, np.float32)
     body = np.array(st.body, np.float32)
     pipc = np.array(st.pip, np.float32)
-    albedo = body[None, :] * (1.0 - pip_a[:, None]) + pipc[None, :] * pip_a[:, None]
-    if big is not None and big.any():
-        bigc = np.array(st.one_pip, np.float32)
-        albedo[big] = body[None, :] * (1.0 - pip_a[big, None]) + bigc[None, :] * pip_a[big, None]
-    diffuse = (amb + 0.9 * ndl) * (1.0 - 0.25 * pip_a * inside)  # the recess is shaded
-    spec = st.gloss * (1.0 - 0.5 * pip_a) * ndh ** st.shininess * 255.0
-    gain = _light_gain(scene, (flat_idx % w).astype(np.float32), (flat_idx // w).astype(np.float32))
-    col = (albedo * diffuse[:, None] + spec[:, None]) * np.array(light.tint, np.float32) * gain[:, None]
     out = img.reshape(-1, 3)
-    al = alpha[:, None]
-    blended = out[flat_idx].astype(np.float32) * (1.0 - al) + col * al
-    out[flat_idx] = np.clip(blended + 0.5, 0, 255).astype(np.uint8)
+    under = out[flat_idx].astype(np.float32)
+    big = one & (pip_a > 0) if st.one_pip is not None else None
+    bigc = np.array(st.one_pip, np.float32) if big is not None else None
+    for c in range(3):
+        alb = body[c] + (pipc[c] - body[c]) * pip_a
+        if big is not None:
+            alb = np.where(big, body[c] + (bigc[c] - body[c]) * pip_a, alb)
+        col = (alb * diffuse + spec) * (tint[c] * gain)
+        under[:, c] += alpha * (col - under[:, c])
+    out[flat_idx] = np.clip(under + 0.5, 0, 255).astype(np.uint8)
     solid = alpha > 0.5
     dep[flat_idx[solid]] = t[solid]
 
