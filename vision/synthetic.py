@@ -85,6 +85,7 @@ class DieSpec:
     tilt_dir_deg: float = 0.0  # image direction the top leans towards
     base_z: float = 0.0  # height of the surface it rests on (the rim for a die on the rim)
     odd_top: str | None = None  # one of ODD_FACES: the top face is not a valid pip layout
+    motion: Motion | None = None  # still rolling when the frame was taken: smeared along this
 
 
 @dataclass(frozen=True)
@@ -386,6 +387,8 @@ def truth(scene: Scene) -> Truth:
         c = scene.project(c3[None])[0]
         if d.where == "off":
             status = "off_tray"
+        elif d.motion is not None:
+            status = "unreadable"
         elif d.tilt_deg > COCKED_DEG:
             status = "cocked"
         elif scene.motion is not None or d.odd_top is not None:
@@ -748,7 +751,7 @@ def _effects(rng: np.random.Generator, setup: _Setup, dice: Sequence[DieSpec], c
         k = cam / (cam - c3[2])
         p = c + (c3[:2] - c) * k + rng.uniform(-0.2, 0.2, 2) * s
         return {"glare": Glare((float(p[0]), float(p[1])), float(s * rng.uniform(0.7, 1.3)), float(rng.uniform(1.0, 1.5)))}
-    if condition == "blur":
+    if condition == "blur" and not any(d.motion is not None for d in dice):
         return {"motion": Motion(float(s * rng.uniform(0.45, 0.8)), float(rng.uniform(0, 180)))}
     if condition == "hand":
         side = int(rng.integers(4))
@@ -833,6 +836,15 @@ def _place(setup: _Setup, rng: np.random.Generator, n_dice: int, condition: str)
     if condition == "odd_face":
         j = int(rng.choice([i for i, d in enumerate(dice) if d.where != "off"]))
         dice[j] = replace(dice[j], odd_top=str(rng.choice(ODD_FACES)))
+    if condition == "blur" and dice and rng.random() < 0.5:  # one die still rolling (else the camera shook)
+        j = int(rng.integers(len(dice)))
+        moving = replace(dice[j], where="tray", motion=Motion(float(setup.die_size * rng.uniform(0.6, 1.5)),
+                                                             float(rng.uniform(0, 360))),
+                         tilt_deg=float(rng.uniform(0, 9)), base_z=float(setup.die_size * rng.uniform(0, 0.3)))
+        others = [footprint(d) for i, d in enumerate(dice) if i != j]
+        fp = footprint(moving)
+        if all(overlap_depth(fp, q) <= 0.35 for q in others) and dice[j].where == "tray":
+            dice[j] = moving
     return dice
 
 

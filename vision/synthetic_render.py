@@ -453,18 +453,45 @@ def _glare(img: np.ndarray, scene: Scene) -> None:
     img[y0:y1, x0:x1] = np.clip(patch, 0, 255).astype(np.uint8)
 
 
+def _motion_kernel(length: float, angle_deg: float) -> np.ndarray:
+    n = max(3, int(round(length)) | 1)
+    k = np.zeros((n, n), np.float32)
+    c = n // 2
+    a = math.radians(angle_deg)
+    dx, dy = math.cos(a) * (n - 1) / 2, math.sin(a) * (n - 1) / 2
+    cv2.line(k, (int(round(c - dx)), int(round(c - dy))), (int(round(c + dx)), int(round(c + dy))), 1.0, 1, cv2.LINE_AA)
+    return k / k.sum()
+
+
 def _motion(img: np.ndarray, scene: Scene) -> np.ndarray:
     mo = scene.motion
     if mo is None:
         return img
-    n = max(3, int(round(mo.length)) | 1)
-    k = np.zeros((n, n), np.float32)
-    c = n // 2
-    a = math.radians(mo.angle_deg)
-    dx, dy = math.cos(a) * (n - 1) / 2, math.sin(a) * (n - 1) / 2
-    cv2.line(k, (int(round(c - dx)), int(round(c - dy))), (int(round(c + dx)), int(round(c + dy))), 1.0, 1, cv2.LINE_AA)
-    k /= k.sum()
-    return cv2.filter2D(img, -1, k, borderType=cv2.BORDER_REFLECT)
+    return cv2.filter2D(img, -1, _motion_kernel(mo.length, mo.angle_deg), borderType=cv2.BORDER_REFLECT)
+
+
+def _rolling_die(img: np.ndarray, scene: Scene, i: int) -> None:
+    """Draw a die that is still moving: trace it alone (colour and coverage), smear both, put it over img."""
+    d = scene.dice[i]
+    h, w = img.shape[:2]
+    black = np.zeros_like(img)
+    white = np.full_like(img, 255)
+    _trace_die(black, np.full((h, w), np.inf, np.float32), scene, i)
+    _trace_die(white, np.full((h, w), np.inf, np.float32), scene, i)
+    pts = scene.project(die_corners(d))
+    m = d.motion.length / 2 + 3
+    x0, y0 = (max(0, int(v - m)) for v in pts.min(axis=0))
+    x1, y1 = (int(v + m) + 1 for v in pts.max(axis=0))
+    x1, y1 = min(w, x1), min(h, y1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    kern = _motion_kernel(d.motion.length, d.motion.angle_deg)
+    pre = black[y0:y1, x0:x1].astype(np.float32)  # colour x coverage
+    cover = 1.0 - (white[y0:y1, x0:x1].astype(np.float32) - pre).mean(axis=2) / 255.0
+    pre = cv2.filter2D(pre, -1, kern, borderType=cv2.BORDER_CONSTANT)
+    cover = cv2.filter2D(np.clip(cover, 0, 1), -1, kern, borderType=cv2.BORDER_CONSTANT)
+    under = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = np.clip(under * (1.0 - cover[..., None]) + pre + 0.5, 0, 255).astype(np.uint8)
 
 
 def _to_u8(img: np.ndarray) -> np.ndarray:
@@ -486,7 +513,11 @@ def render_scene(scene: Scene) -> np.ndarray:
     if scene.dice:
         depth = np.full((h, w), np.inf, np.float32)
         for i in sorted(range(len(scene.dice)), key=lambda i: scene.dice[i].base_z):
-            _trace_die(img, depth, scene, i)
+            if scene.dice[i].motion is None:
+                _trace_die(img, depth, scene, i)
+        for i, d in enumerate(scene.dice):
+            if d.motion is not None:
+                _rolling_die(img, scene, i)
     if scene.hand is not None:
         f = img.astype(np.float32)
         _hand(f, scene)

@@ -56,8 +56,12 @@ def test_truth_matches_condition(condition):
             assert tr.reasons == ("extra",) and len(tr.dice) == n + 1
         else:
             assert tr.verdict == "reroll" and tr.reasons == ("unreadable",)
-        if condition == "blur":
-            assert set(statuses) == {"unreadable"}
+        if condition == "blur":  # the camera shook (every die smeared) or one die was still rolling
+            rolling = [i for i, d in enumerate(sc.dice) if d.motion is not None]
+            if sc.motion is not None:
+                assert set(statuses) == {"unreadable"} and not rolling
+            else:
+                assert len(rolling) == 1 and [i for i, s in enumerate(statuses) if s != "ok"] == rolling
         if condition == "glare":
             assert statuses.count("unreadable") >= 1
 
@@ -89,6 +93,22 @@ def test_clean_scenes_have_touching_dice_and_dice_against_the_wall():
             if d.where == "tray" and np.max(fp @ n.T - c) > -1.5:
                 walled += 1
     assert touching >= 5 and walled >= 5
+
+
+def test_a_rolling_die_is_smeared_along_its_motion():
+    base = _scene(11, 1, size=(640, 480), style="white", noise=0.0, blur=0.0, jpeg_quality=None, felt="green")
+    still = S.DieSpec(5, base.center, 10.0, 40.0, "white")
+    moving = S.replace(still, motion=S.Motion(40.0, 0.0))
+    a = S.render(S.replace(base, dice=(still,))).astype(np.float32)
+    b = S.render(S.replace(base, dice=(moving,))).astype(np.float32)
+    assert S.truth(S.replace(base, dice=(moving,))).reasons == ("unreadable",)
+    cx, cy = (int(v) for v in S.truth(S.replace(base, dice=(still,))).dice[0].center)
+    row_a, row_b = a[cy, cx - 60:cx + 60].mean(axis=1), b[cy, cx - 60:cx + 60].mean(axis=1)
+    # smeared sideways: brighter well beside the die, and the pips' contrast washed out
+    beside = np.r_[60 - 38:60 - 24, 60 + 24:60 + 38]  # felt next to the still die, inside the smear
+    assert row_b[beside].mean() > row_a[beside].mean() + 20
+    col_a, col_b = a[cy - 12:cy + 12, cx].mean(axis=1), b[cy - 12:cy + 12, cx].mean(axis=1)
+    assert np.ptp(col_b) < 0.6 * np.ptp(col_a)
 
 
 def test_cocked_die_is_tilted_and_shows_a_foreshortened_top():
