@@ -6,10 +6,19 @@ seed.  `render(scene)` turns it into a BGR photo (ray-marched rounded dice with 
 shadows, felt, tray walls, vignetting, noise, JPEG); `truth(scene)` says what a perfect
 reader must answer, in the vocabulary of `yatzycam read`.
 
-Coordinates: x right, y down, in the image's pixels *at floor height* (the camera's nadir is
-the image centre), z up in the same unit.  A point (X, Y, Z) appears at
-``c + (P - c) * H / (H - Z)`` for camera height H: things closer to the camera look bigger and
-dice away from the centre show a side face.
+- `random_scene(rng, n_dice, size, condition, **overrides)`: conditions in CONDITIONS
+  ("clean", "cocked", "off_tray", "missing", "extra", and the unreadable kinds "glare",
+  "blur", "hand", "odd_face"); `random_condition(rng)` draws them in the bench's BENCH_MIX.
+- `reference_scene(rng, n, like=scene)` (dice flat and apart, for calibration), `empty_scene`,
+  `render`, `render_empty`, `truth`.
+- `SimTable(n_dice, rng, ...)`: one table thrown again and again (`throw(keep)`, `rethrow()`).
+- `python -m vision.synthetic --out DIR`: write scenes and a truth.jsonl.
+
+Coordinates: x right, y down, in the image's pixels *at floor height*; z up in the same unit.
+The camera looks straight down from height H over its nadir (`Scene.center`, near the image
+centre); a point (X, Y, Z) appears at ``c + (P - c) * H / (H - Z)``: things closer to the
+camera look bigger and dice away from the nadir show a side face. `DieSpec.center` is the
+die body's centre on the floor plane; `TruthDie.center` is where its top face's centre appears.
 """
 
 from __future__ import annotations
@@ -525,7 +534,7 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
             raise ValueError(f"unknown die style {s!r} ({', '.join(STYLES)})")
     light = kw.get("lighting") or Lighting(
         azimuth_deg=float(rng.uniform(0, 360)), elevation_deg=float(rng.uniform(40, 75)),
-        intensity=float(rng.uniform(0.85, 1.1)), ambient=float(rng.uniform(0.28, 0.45)),
+        intensity=float(rng.uniform(0.75, 1.2)), ambient=float(rng.uniform(0.28, 0.45)),
         gradient=(float(rng.uniform(-0.25, 0.25)), float(rng.uniform(-0.25, 0.25))),
         vignette=float(rng.uniform(0.1, 0.4)),
         tint=tuple(float(v) for v in 1.0 + rng.uniform(-0.06, 0.06, 3)))
