@@ -20,7 +20,7 @@ from vision.pips import Fit, Pip, fit_layout, single
 
 # Geometry of a die face in units of `a` (centre to corner-pip offset).
 FACE_HALF = 1.75  # half the face side
-R_OVER_A = (0.16, 0.62)  # pip radius / a
+R_OVER_A = (0.12, 0.62)  # pip radius / a
 
 
 @dataclass(frozen=True)
@@ -61,14 +61,21 @@ def _inside(fit: Fit, x: float, y: float, half: float) -> bool:
 def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, contrast: float) -> bool:
     """The face between the pips shows no other spot or edge in the hat response."""
     h, w = resp.shape
-    corners = np.array([fit.to_image(u * 1.45, v * 1.45) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
-                       np.float32)
+    if fit.value == 1:  # yaw unknown: the disc that fits inside the face at any yaw
+        rad = 1.3 * fit.a
+        corners = np.array([[fit.cx - rad, fit.cy - rad], [fit.cx + rad, fit.cy + rad]], np.float32)
+    else:
+        corners = np.array([fit.to_image(u * 1.45, v * 1.45) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
+                           np.float32)
     x0, y0 = np.floor(corners.min(0)).astype(int)
     x1, y1 = np.ceil(corners.max(0)).astype(int) + 1
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
         return False  # face cut by the image edge: do not guess
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
+    if fit.value == 1:
+        cv2.circle(mask, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(1.3 * fit.a)), 1, -1)
+    else:
+        cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
     for k in members:
         p = pips[k]
         cv2.circle(mask, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(p.r * 1.5 + 1)), 0, -1)
@@ -84,13 +91,18 @@ def _valid(fit: Fit | None, pips: list[Pip], members: list[int], lim: Limits) ->
     if lim.a_hint and fit.value > 1 and not (0.8 * lim.a_hint < fit.a < 1.25 * lim.a_hint):
         return False
     rs = [pips[k].r for k in members]
-    if max(rs) > 1.45 * min(rs):
+    if max(rs) > 1.6 * min(rs):
         return False
     if fit.value > 1:
         ratio = float(np.mean(rs)) / fit.a
         if not (R_OVER_A[0] <= ratio <= R_OVER_A[1]):
             return False
     return True
+
+
+def _one_reach(r: float, r_other: float, lim: Limits) -> float:
+    """How far from a lone pip another pip makes it "part of a bigger face" rather than a one."""
+    return 2.1 * lim.a_hint if lim.a_hint else 11.0 * min(r, r_other)
 
 
 def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim: Limits) -> Face | None:
@@ -100,9 +112,10 @@ def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim
         if lim.one_min_r is not None and r < lim.one_min_r:
             return None
         fit = single(fit.cx, fit.cy, lim.a_hint if lim.a_hint else 2.2 * r)
-    if fit.value == 1 and any(k != members[0] and pips[k].dark == p.dark and pips[k].r > 0.5 * r
-                              and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < 4.5 * r for k in range(len(pips))):
-        return None
+    if fit.value == 1 and any(k != members[0] and pips[k].dark == p.dark and pips[k].r > 0.6 * r
+                              and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
+                              for k in range(len(pips))):
+        return None  # a lone pip with others near it is a face whose other pips did not group
     # no other pip of that kind may sit on the face
     if any(k not in members and pips[k].dark == p.dark and _inside(fit, pips[k].x, pips[k].y, 1.45)
            for k in range(len(pips))):
@@ -129,9 +142,11 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
     dark = np.array([p.dark for p in pips])
     d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
     rmax, rmin = np.maximum(r[:, None], r[None, :]), np.minimum(r[:, None], r[None, :])
-    ok = (dark[:, None] == dark[None, :]) & (rmax < 1.45 * rmin) & (d > 3.5 * rmax) & (d < 10.0 * rmin)
-    if lim.a_hint:
+    ok = (dark[:, None] == dark[None, :]) & (rmax < 1.6 * rmin)
+    if lim.a_hint:  # the diagonal is 2.83 a (less for a six with close columns)
         ok &= (d > 1.6 * lim.a_hint) & (d < 3.4 * lim.a_hint)
+    else:
+        ok &= (d > 3.5 * rmax) & (d < 11.0 * rmin)
     seen: set[tuple[int, ...]] = set()
     for i, j in zip(*np.nonzero(np.triu(ok, 1))):
         m = (xy[i] + xy[j]) / 2
@@ -163,4 +178,13 @@ def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Lim
             faces.append(face)
             used.update(members)
     leftover = tuple(k for k in range(len(pips)) if k not in used)
-    return Grouping(tuple(faces), leftover)
+    # a face with an unexplained pip of its kind close by may be part of a bigger face: drop it
+    kept = []
+    for f in faces:
+        reach = _one_reach(f.r, f.r, lim) if f.value == 1 else 2.3 * f.a
+        if any(pips[k].dark == f.dark and pips[k].r > 0.4 * f.r
+               and math.hypot(pips[k].x - f.cx, pips[k].y - f.cy) < reach for k in leftover):
+            continue
+        kept.append(f)
+    leftover = tuple(k for k in range(len(pips)) if not any(k in f.pips for f in kept))
+    return Grouping(tuple(kept), leftover)

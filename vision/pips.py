@@ -52,6 +52,9 @@ def hats(gray: np.ndarray, kernel: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: float,
            min_round: float) -> list[Pip]:
+    # the threshold rises above the surface's own texture (felt, wood grain, noise)
+    small = resp[::4, ::4]
+    t_low = max(t_low, 4.0 * float(np.median(small)) + 2.0)
     mask = cv2.threshold(resp, t_low, 1, cv2.THRESH_BINARY)[1]
     # CCOMP: a spot inside a ring (a die's outline) is a top-level contour of its own
     contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -61,10 +64,10 @@ def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: floa
     out: list[Pip] = []
     H, W = resp.shape
     span = 2.6 * max_r * 2
-    min_a = math.pi * min_r * min_r * 0.5
-    for cont in contours:
-        x0, y0, bw, bh = cv2.boundingRect(cont)
-        if max(bw, bh) > span or bw * bh < min_a:
+    min_a = math.pi * min_r * min_r
+    rects = [cv2.boundingRect(c) for c in contours]
+    for cont, (x0, y0, bw, bh) in zip(contours, rects):
+        if max(bw, bh) > span or bw * bh < min_a or min(bw, bh) < 2 * min_r - 1:
             continue
         x1, y1 = min(W, x0 + bw + 1), min(H, y0 + bh + 1)
         x0, y0 = max(0, x0 - 1), max(0, y0 - 1)
@@ -108,6 +111,79 @@ def find_pips(bh: np.ndarray, th: np.ndarray, min_r: float, max_r: float,
         if not any(q.dark == p.dark and math.hypot(q.x - p.x, q.y - p.y) < 0.5 * max(p.r, q.r) for q in out):
             out.append(p)
     return out
+
+
+EDGE_R = 4.0  # largest ratio of the two curvatures of a pip's response peak
+
+
+def dog_maps(gray: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
+    """(dark, light) spot responses for pips of radius about `r`: a difference of Gaussians, split by sign."""
+    g = gray.astype(np.float32)
+    s1 = max(0.6, r / math.sqrt(2.0))
+    d = cv2.GaussianBlur(g, (0, 0), 1.6 * s1) - cv2.GaussianBlur(g, (0, 0), s1)
+    return np.maximum(d, 0.0), np.maximum(-d, 0.0)
+
+
+def find_small_pips(gray: np.ndarray, radii: tuple[float, ...], t_min: float = 6.0) -> tuple[list[Pip], np.ndarray, np.ndarray]:
+    """Pips a few pixels wide (too small for outlines): local maxima of a difference of Gaussians.
+
+    One scale per expected radius (regular pips, a big one-pip); a maximum is kept
+    when it clears the map's own noise. Returns the pips and the (dark, light)
+    maps of the first scale, for the face checks.
+    """
+    found: list[Pip] = []
+    maps: tuple[np.ndarray, np.ndarray] | None = None
+    for r in radii:
+        dark, light = dog_maps(gray, r)
+        smooth = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), max(0.6, r / 3))
+        if maps is None:
+            maps = (dark, light)
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * max(1, int(r)) + 1,) * 2)
+        for resp, is_dark in ((dark, True), (light, False)):
+            sample = resp[::3, ::3]
+            noise = float(np.median(sample)) * 1.5 + float(np.percentile(sample, 90)) * 0.5
+            t = max(t_min, 4.0 * noise)
+            peaks = (resp >= cv2.dilate(resp, k)) & (resp > t)
+            ys, xs = np.nonzero(peaks)
+            # a blob, not a ridge or an edge: both curvatures at the peak are strong (the SIFT edge test)
+            h, w = resp.shape
+            st = max(1, int(round(r / 2)))
+            ok = (xs >= st) & (xs < w - st) & (ys >= st) & (ys < h - st)
+            xs, ys = xs[ok], ys[ok]
+            c = resp[ys, xs]
+            dxx = resp[ys, xs + st] + resp[ys, xs - st] - 2 * c
+            dyy = resp[ys + st, xs] + resp[ys - st, xs] - 2 * c
+            dxy = (resp[ys + st, xs + st] + resp[ys - st, xs - st] - resp[ys + st, xs - st] - resp[ys - st, xs + st]) / 4
+            det = dxx * dyy - dxy * dxy
+            tr = dxx + dyy
+            keep = (det > 0) & (tr * tr < det * (EDGE_R + 1) ** 2 / EDGE_R)
+            xs, ys = xs[keep], ys[keep]
+            # a pip sits inside a plain face: the ring around it is one colour, unlike a die's corner
+            ring = 1.6 * r + 0.5
+            samples = []
+            for ang in np.linspace(0, 2 * math.pi, 12, endpoint=False):
+                rx = np.clip(np.round(xs + ring * math.cos(ang)).astype(int), 0, w - 1)
+                ry = np.clip(np.round(ys + ring * math.sin(ang)).astype(int), 0, h - 1)
+                samples.append(smooth[ry, rx])
+            if samples and len(xs):
+                sm = np.array(samples)  # (12, n)
+                contrast = np.abs(smooth[ys, xs] - np.median(sm, axis=0))
+                off = np.abs(sm - np.median(sm, axis=0)) > 0.5 * contrast
+                keep = off.sum(axis=0) <= 4  # a face edge may pass on one side (two at a corner pip)
+                xs, ys = xs[keep], ys[keep]
+            for x, y in zip(xs.tolist(), ys.tolist()):
+                v = float(resp[y, x])
+                # sub-pixel centre from the 3x3 neighbourhood
+                y0, y1, x0, x1 = max(0, y - 1), y + 2, max(0, x - 1), x + 2
+                w = resp[y0:y1, x0:x1]
+                yy, xx = np.mgrid[y0:y0 + w.shape[0], x0:x0 + w.shape[1]]
+                tot = float(w.sum())
+                cx, cy = (float((xx * w).sum()) / tot, float((yy * w).sum()) / tot) if tot > 0 else (x, y)
+                if any(q.dark == is_dark and math.hypot(q.x - cx, q.y - cy) < max(q.r, r) for q in found):
+                    continue
+                found.append(Pip(cx, cy, r, is_dark, v, 1.0, 1.0))
+    assert maps is not None
+    return found, maps[0], maps[1]
 
 
 @dataclass(frozen=True)

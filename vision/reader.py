@@ -28,11 +28,13 @@ import cv2
 import numpy as np
 
 from vision.dice import Face, Limits, group
-from vision.pips import find_pips, hats
+from vision.pips import Pip, find_pips, find_small_pips, hats
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
 
+METHOD = "dog"
+WORK_A = 11.0  # corner-pip offset on the working copy, pixels (pips 4-9 px wide)
 STATUSES = ("ok", "cocked", "off_tray", "unreadable")
 REASONS = ("cocked", "off_tray", "missing", "extra", "unreadable")
 
@@ -106,31 +108,145 @@ def _odd(x: float) -> int:
 
 
 def read(frame_bgr: np.ndarray, calibration: "Calibration | None" = None, n_dice: int | None = None) -> Reading:
+    """Read every die in the frame. Raises FrameError for a frame with nothing to read."""
     t0 = time.perf_counter()
     gray = _check_frame(frame_bgr)
     if calibration is not None:
-        from vision.tray import read_calibrated
-
-        dice, extra = read_calibrated(frame_bgr, gray, calibration)
+        w, h = calibration.image_size
+        if gray.shape[1] != w or gray.shape[0] != h:
+            raise FrameError(f"frame is {gray.shape[1]}x{gray.shape[0]}, the calibration was made at {w}x{h}: "
+                             "calibrate again at this size")
+        dice, extra = _read_calibrated(frame_bgr, gray, calibration)
     else:
         dice, extra = _read_free(gray)
     r = verdict_of(tuple(dice), n_dice, extra)
     return Reading(r.dice, r.verdict, r.reasons, (time.perf_counter() - t0) * 1000.0)
 
 
+@dataclass(frozen=True)
+class Detection:
+    """Faces and pips found on a working copy of the frame (coordinates of the working copy)."""
+
+    faces: tuple[Face, ...]
+    pips: tuple[Pip, ...]
+    leftover: tuple[int, ...]
+    scale: float  # working copy = frame * scale
+    a: float | None  # corner-pip offset in working pixels (known or measured)
+
+
+def _scaled(gray: np.ndarray, scale: float) -> np.ndarray:
+    if abs(scale - 1.0) < 0.02:
+        return gray
+    h, w = gray.shape
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.resize(gray, (max(8, round(w * scale)), max(8, round(h * scale))), interpolation=interp)
+
+
+def detect(gray: np.ndarray, a_px: float, known: bool) -> Detection:
+    """Faces of dice whose corner-pip offset is about `a_px` frame pixels.
+
+    The frame is scaled so that offset is WORK_A px. With
+    `known` the offset is enforced (a calibrated die size); otherwise it only
+    sets the scale.
+    """
+    scale = float(np.clip(WORK_A / a_px, 0.2, 2.0))
+    work = _scaled(gray, scale)
+    a = a_px * scale
+    if METHOD == "dog":
+        pips, dark, light = find_small_pips(work, (0.28 * a, 0.6 * a))
+    else:
+        dark, light = hats(work, _odd(1.4 * a))  # wider than a pip, narrower than a die (its body must survive)
+        pips = find_pips(dark, light, min_r=max(1.0, 0.12 * a), max_r=0.7 * a, t_low=14.0)
+    lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None)
+    g = group(pips, dark, light, lim)
+    faces = g.faces
+    if not known:
+        big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
+        a = float(np.median(big)) if big else None
+    return Detection(faces, tuple(pips), g.leftover, scale, a)
+
+
+def estimate_a(gray: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095, 0.013, 0.0175, 0.0235)) -> float | None:
+    """The corner-pip offset (frame pixels) of the dice in this frame: the size that explains most pips."""
+    best: tuple[int, float] | None = None
+    w = gray.shape[1]
+    for f in fractions:
+        det = detect(gray, f * w, True)
+        faces = [x for x in det.faces if x.value >= 2]
+        score = sum(x.value for x in faces)
+        if faces and (best is None or score > best[0]):
+            big = [x.a for x in faces if x.value >= 4] or [x.a for x in faces]
+            best = (score, float(np.median(big)) / det.scale)
+    return None if best is None else best[1]
+
+
+def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") -> tuple[list[DieReading], tuple[str, ...]]:
+    from vision import tray
+
+    a_px = cal.pip_a if cal.pip_a is not None else estimate_a(gray)  # no reference throw: measure this frame
+    det = detect(gray, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None)
+    k = det.scale
+    a = det.a if det.a else 7.0
+    die = 3.6 * a / k  # top face side, frame pixels
+    dice: list[DieReading] = []
+    for f in det.faces:
+        x, y = f.cx / k, f.cy / k
+        status = "ok"
+        if tray.distance(cal.floor, x, y) < -0.2 * die and not (
+                cal.keep_zone is not None and tray.distance(cal.keep_zone, x, y) > -0.2 * die):
+            status = "off_tray"
+        elif f.fit.aniso < 0.9:
+            status = "cocked"
+        dice.append(DieReading(f.value if status == "ok" else None, (x, y), status))
+    # pips no face explains: a tilted die's side face, or a die that cannot be read
+    face_pips = [det.pips[i] for f in det.faces for i in f.pips]
+    ref_r = float(np.median([p.r for p in face_pips])) if face_pips else 0.35 * a
+    ref_c = float(np.median([p.contrast for p in face_pips])) if face_pips else 40.0
+    loose = [det.pips[i] for i in det.leftover
+             if det.pips[i].r >= 0.6 * ref_r and det.pips[i].contrast >= 0.5 * ref_c]
+    clusters: list[list[Pip]] = []
+    for p in loose:
+        near = [j for j, f in enumerate(det.faces) if math.hypot(p.x - f.cx, p.y - f.cy) < 2.6 * a]
+        if near:
+            j = near[0]
+            if dice[j].status == "ok":
+                dice[j] = DieReading(None, dice[j].center, "cocked")
+            continue
+        for c in clusters:
+            if any(math.hypot(p.x - q.x, p.y - q.y) < 3.0 * a for q in c):
+                c.append(p)
+                break
+        else:
+            clusters.append([p])
+    for c in clusters:
+        x = float(np.mean([q.x for q in c])) / k
+        y = float(np.mean([q.y for q in c])) / k
+        status = "unreadable"
+        if tray.distance(cal.floor, x, y) < -0.2 * die and not (
+                cal.keep_zone is not None and tray.distance(cal.keep_zone, x, y) > -0.2 * die):
+            status = "off_tray"
+        dice.append(DieReading(None, (x, y), status))
+    return dice, ()
+
+
 def _read_free(gray: np.ndarray) -> tuple[list[DieReading], tuple[str, ...]]:
     """No calibration: any top-down photo of dice on a contrasting surface."""
+    faces, scale = free_faces(gray)
+    return [DieReading(f.value, (f.cx / scale, f.cy / scale), "ok") for f in faces], ()
+
+
+def free_faces(gray: np.ndarray, min_r_frac: float = 1 / 160, one_r_frac: float | None = 1 / 110) -> tuple[list[Face], float]:
+    """Faces in a photo of unknown scale (dice about 1/30 to 1/3 of the frame); (faces, working scale)."""
     h, w = gray.shape
     scale = min(1.0, 800.0 / max(h, w))
-    work = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    work = _scaled(gray, scale)
     side = max(work.shape)
     kernel = _odd(0.1 * side)
     bh, th = hats(work, kernel)
-    pips = find_pips(bh, th, min_r=max(2.0, side / 160), max_r=side * 0.06)
-    g = group(pips, bh, th, Limits(max_err=0.12, min_aniso=0.55, one_min_r=side / 110))
-    faces = _consistent(list(g.faces))
-    dice = [DieReading(f.value, (f.cx / scale, f.cy / scale), "ok") for f in faces]
-    return dice, ()
+    pips = find_pips(bh, th, min_r=max(1.2, side * min_r_frac), max_r=side * 0.06)
+    g = group(pips, bh, th, Limits(max_err=0.12, min_aniso=0.55,
+                                   one_min_r=None if one_r_frac is None else side * one_r_frac))
+    return _consistent(list(g.faces)), scale
 
 
 def _consistent(faces: list[Face]) -> list[Face]:
@@ -147,11 +263,3 @@ def _consistent(faces: list[Face]) -> list[Face]:
             continue
         out.append(f)
     return out
-
-
-def faces_to_dice(faces: list[Face], scale: float) -> list[DieReading]:
-    return [DieReading(f.value, (f.cx / scale, f.cy / scale), "ok") for f in faces]
-
-
-def angle_deg(f: Face) -> float:
-    return math.degrees(f.angle) % 90.0

@@ -92,6 +92,41 @@ def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -
     return tuple((float(x), float(y)) for x, y in approx)
 
 
+def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) -> Poly | None:
+    """A marked zone beside the tray for set-aside dice: a plain, clearly outlined, roughly
+    rectangular region away from the tray and the frame's border. None when there is none."""
+    h, w = empty_bgr.shape[:2]
+    s = work_width / w
+    small = cv2.resize(empty_bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
+    sh, sw = small.shape[:2]
+    mag = _edges(small)
+    t = max(6.0 * float(np.median(mag)), float(np.percentile(mag, 60)) * 3.0, 0.15)
+    free = (mag < t).astype(np.uint8)
+    tray_zone = cv2.dilate(mask(floor, (sw, sh), s), cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25)))
+    free[tray_zone > 0] = 0
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    best = None
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if x <= 1 or y <= 1 or x + bw >= sw - 1 or y + bh >= sh - 1:
+            continue  # the table runs off the frame; a zone is drawn inside it
+        if not (0.015 * sw * sh <= area <= 0.25 * sw * sh):
+            continue
+        comp = (labels == i).astype(np.uint8)
+        cs, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        c = max(cs, key=cv2.contourArea)
+        rect = cv2.minAreaRect(c)
+        fill = area / max(1.0, rect[1][0] * rect[1][1])
+        if fill < 0.85:
+            continue
+        if best is None or area > best[0]:
+            best = (area, rect)
+    if best is None:
+        return None
+    box = cv2.boxPoints(best[1]) / s
+    return tuple((float(x), float(y)) for x, y in box)
+
+
 def inside(poly: Poly, x: float, y: float, margin: float = 0.0) -> bool:
     """True when (x, y) lies inside `poly` by at least `margin` pixels (negative: within that much outside)."""
     cnt = np.asarray(poly, np.float32).reshape(-1, 1, 2)

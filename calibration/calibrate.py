@@ -1,0 +1,92 @@
+"""Make a calibration from frames: the empty tray, and optionally N dice lying flat.
+
+- Empty frame -> the tray floor polygon (vision.tray.find_floor) and a small copy
+  of the empty tray (for the doctor's "is the tray still where it was" check).
+- Reference frame of N flat dice, well apart -> the die size (corner-pip offset
+  and pip radius, in pixels) and the pip polarity. Every one of the N dice must
+  read, on the floor, or calibration fails with the reason.
+- Keep zone: given (a polygon), or None.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.profile import Calibration, CalibrationError, Poly
+from vision import tray
+from vision.reader import FrameError, _check_frame, detect, estimate_a
+
+
+def _frame(frame: np.ndarray, what: str) -> np.ndarray:
+    try:
+        return _check_frame(frame)
+    except FrameError as e:
+        raise CalibrationError(f"{what}: {e}") from None
+
+
+def calibrate(empty_frame: np.ndarray, reference_frame: np.ndarray | None = None, n_dice: int | None = None,
+              keep_zone: Poly | None = None, auto_keep_zone: bool = True) -> Calibration:
+    """A Calibration from an empty-tray frame and, optionally, a frame of `n_dice` dice lying flat."""
+    _frame(empty_frame, "empty frame")
+    if empty_frame.ndim == 2:
+        empty_frame = cv2.cvtColor(empty_frame, cv2.COLOR_GRAY2BGR)
+    h, w = empty_frame.shape[:2]
+    try:
+        floor = tray.find_floor(empty_frame)
+    except tray.TrayError as e:
+        raise CalibrationError(f"empty frame: {e}") from None
+    if keep_zone is None and auto_keep_zone:
+        keep_zone = tray.find_keep_zone(empty_frame, floor)
+    small = cv2.resize(empty_frame, (320, max(8, round(h * 320 / w))), interpolation=cv2.INTER_AREA)
+    ok, png = cv2.imencode(".png", small)
+    empty_png = png.tobytes() if ok else None
+    pip_a = pip_r = None
+    pip_dark = None
+    if reference_frame is not None:
+        gray = _frame(reference_frame, "reference frame")
+        if gray.shape != (h, w):
+            raise CalibrationError(f"reference frame is {gray.shape[1]}x{gray.shape[0]}, the empty frame {w}x{h}")
+        pip_a, pip_r, pip_dark = _measure(gray, floor, n_dice)
+    return Calibration((w, h), floor, keep_zone, pip_a, pip_r, pip_dark, n_dice, empty_png)
+
+
+def _measure(gray: np.ndarray, floor: Poly, n_dice: int | None) -> tuple[float, float, bool]:
+    """Die size (corner-pip offset, pip radius) and pip polarity from flat dice on the floor."""
+    a_px = estimate_a(gray)
+    if a_px is None:
+        raise CalibrationError("reference frame: no die with two or more pips found (dice flat, apart, in the light?)")
+    det = detect(gray, a_px, True)
+    k = det.scale
+    faces = [f for f in det.faces if tray.distance(floor, f.cx / k, f.cy / k) > 0]
+    if n_dice is not None and len(faces) != n_dice:
+        raise CalibrationError(f"reference frame: {len(faces)} dice read on the tray floor, expected {n_dice} "
+                               "(all flat, apart, none on the rim?)")
+    multi = [f for f in faces if f.value >= 2]
+    if not multi:
+        raise CalibrationError("reference frame: need at least one die showing 2 to 6 (not all ones)")
+    a = float(np.median([f.a for f in multi])) / k
+    r = float(np.median([f.r for f in multi])) / k
+    dark = sum(f.dark for f in faces) * 2 >= len(faces)
+    return a, r, bool(dark)
+
+
+def check_frame(frame: np.ndarray, cal: Calibration) -> str | None:
+    """None when the live frame still shows the calibrated tray; else one line saying what changed."""
+    h, w = frame.shape[:2]
+    if (w, h) != tuple(cal.image_size):
+        return f"frame is {w}x{h}, the calibration was made at {cal.image_size[0]}x{cal.image_size[1]}"
+    ref = cal.empty_image()
+    if ref is None:
+        return None
+    small = cv2.resize(frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR),
+                       (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_AREA)
+    try:
+        floor = tray.find_floor(small, work_width=ref.shape[1])
+    except tray.TrayError as e:
+        return str(e)
+    k = ref.shape[1] / w
+    iou = tray.iou(floor, tray.scale_poly(cal.floor, k), (ref.shape[1], ref.shape[0]))
+    if iou < 0.85:
+        return f"the tray floor overlaps the calibrated one by only {iou:.0%} (camera or tray moved?)"
+    return None
