@@ -755,10 +755,11 @@ def _effects(rng: np.random.Generator, setup: _Setup, dice: Sequence[DieSpec], c
     c = np.array(setup.nadir)
     if condition == "glare":
         tray_dice = [d for d in dice if d.where != "off"] or list(dice)
-        d = tray_dice[int(rng.integers(len(tray_dice)))]
-        _, c3 = top_face(d)
-        k = cam / (cam - c3[2])
-        p = c + (c3[:2] - c) * k + rng.uniform(-0.2, 0.2, 2) * s
+        if tray_dice:
+            _, c3 = top_face(tray_dice[int(rng.integers(len(tray_dice)))])
+            p = c + (c3[:2] - c) * (cam / (cam - c3[2])) + rng.uniform(-0.2, 0.2, 2) * s
+        else:
+            p = c + rng.uniform(-3, 3, 2) * s
         return {"glare": Glare((float(p[0]), float(p[1])), float(s * rng.uniform(0.7, 1.3)), float(rng.uniform(1.0, 1.5)))}
     if condition == "blur" and not any(d.motion is not None for d in dice):
         return {"motion": Motion(float(s * rng.uniform(0.45, 0.8)), float(rng.uniform(0, 180)))}
@@ -863,6 +864,26 @@ def _setup_of(scene: Scene) -> _Setup:
     styles = tuple(d.style for d in scene.dice) or ("white",)
     return _Setup(scene.size, scene.tray, scene.keep_zone, float(size), scene.camera_height, styles,
                   scene.lighting, scene.noise, scene.blur, scene.jpeg_quality, scene.center)
+
+
+def with_effect(scene: Scene, rng: np.random.Generator, kind: str) -> Scene:
+    """The same scene with a hand in view, a glare or camera shake added ("hand" | "glare" | "blur")."""
+    if kind not in ("hand", "glare", "blur"):
+        raise ValueError(f"unknown effect {kind!r} (hand, glare, blur)")
+    effect = _effects(rng, _setup_of(scene), scene.dice, kind, scene.camera_height)
+    return replace(scene, condition=kind, **effect)
+
+
+def bench_scenes(n: int = 2000, seed: int = 0, dice: Sequence[int] = (5, 6, 8),
+                 sizes: Sequence[tuple[int, int]] = ((1280, 960), (640, 480)),
+                 mix: Mapping[str, float] = BENCH_MIX):
+    """The vision bench's scenes, reproducible from the seed: sizes and dice counts taken in turn
+    (half at each size by default), conditions drawn in `mix`. Yields Scenes one at a time."""
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        size = tuple(sizes[i % len(sizes)])
+        n_dice = dice[(i // len(sizes)) % len(dice)]
+        yield random_scene(rng, n_dice, size, random_condition(rng, mix))
 
 
 def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),

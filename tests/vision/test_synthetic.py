@@ -207,6 +207,26 @@ def test_reference_scene_like_a_scene_is_taken_on_the_same_table():
     assert table.reference_scene().tray == table.scene.tray == table.empty_scene().tray
 
 
+def test_effects_added_to_a_scene_make_it_unreadable():
+    sc = _scene(41, 5, "clean")
+    for kind in ("hand", "glare", "blur"):
+        x = S.with_effect(sc, np.random.default_rng(1), kind)
+        assert x.dice == sc.dice and x.tray == sc.tray and x.condition == kind
+        assert S.truth(x).reasons == ("unreadable",)
+        assert not np.array_equal(S.render(x), S.render(sc))
+    with pytest.raises(ValueError):
+        S.with_effect(sc, np.random.default_rng(1), "rain")
+
+
+def test_bench_scenes_follow_the_mix_and_alternate_sizes():
+    scenes = list(S.bench_scenes(60, seed=3))
+    assert [s.size for s in scenes[:4]] == [(1280, 960), (640, 480)] * 2
+    assert {s.expected_n for s in scenes} == {5, 6, 8}
+    conds = [s.condition for s in scenes]
+    assert set(conds) <= set(S.BENCH_MIX) and conds.count("clean") > conds.count("missing")
+    assert [s.seed for s in S.bench_scenes(5, seed=3)] == [s.seed for s in scenes[:5]]
+
+
 def test_overrides_are_checked():
     with pytest.raises(TypeError):
         _scene(1, bogus=3)
