@@ -118,14 +118,30 @@ class LookaheadValue:
     bonus_value: np.ndarray  # (64, U): bonus x P(bonus) by open upper faces and capped upper sum
     throw_value: float  # value of one banked throw at the start of a later turn
 
-    def __call__(self, masks: np.ndarray, us: np.ndarray, armed: np.ndarray) -> np.ndarray:
+    def __post_init__(self) -> None:
+        # per byte of the mask: the sum of the open boxes' weights, the open upper faces
         m = self.model
-        bits = (masks[:, None] >> np.arange(m.B, dtype=np.int64)) & 1
-        v = bits @ self.weights
+        nbytes = (m.B + 7) // 8
+        wsum = np.zeros((nbytes, 256))
+        faces = np.zeros((nbytes, 256), np.int64)
+        for k in range(nbytes):
+            for byte in range(256):
+                for i in range(8):
+                    b = 8 * k + i
+                    if b < m.B and byte >> i & 1:
+                        wsum[k, byte] += self.weights[b]
+                        if m.face[b]:
+                            faces[k, byte] |= 1 << (m.face[b] - 1)
+        object.__setattr__(self, "_wsum", wsum)
+        object.__setattr__(self, "_faces", faces)
+
+    def __call__(self, masks: np.ndarray, us: np.ndarray, armed: np.ndarray) -> np.ndarray:
+        v = np.zeros(masks.shape)
         openf = np.zeros(masks.shape, np.int64)
-        for b, f in enumerate(m.face):
-            if f:
-                openf |= ((masks >> b) & 1) << (f - 1)
+        for k in range(self._wsum.shape[0]):
+            byte = (masks >> (8 * k)) & 255
+            v += self._wsum[k, byte]
+            openf |= self._faces[k, byte]
         return v + self.bonus_value[openf, us]
 
 
@@ -269,7 +285,9 @@ class Advisor:
             yatzy_value = None
         u = m.cap(upper)
         masks, us, arm = np.array([mask], np.int64), np.array([u], np.int64), np.array([armed], np.int64)
-        if self.exact is not None and np.isnan(self.exact.V[mask, u, armed]):
+        if self.forced and mask != self.model.all_mask & ~((1 << (m.B - len(open_ids))) - 1):
+            raise AdviceError("in forced order the open boxes are the last ones of the pad")
+        if self.exact is not None and np.isnan(self.exact.value(mask, u, armed)):
             raise AdviceError(f"an upper sum of {upper} cannot happen with these upper boxes filled")
         h = throws_left + (bank if self.banking else 0)
         stop = m.stop_values(masks, us, arm, self.future)

@@ -130,17 +130,21 @@ class DiceSpace:
         return out
 
 
-def turn_levels(space: DiceSpace, stop: np.ndarray | list[np.ndarray], rerolls: int) -> list[np.ndarray]:
+def turn_levels(space: DiceSpace, stop: np.ndarray | list[np.ndarray], rerolls: int, keeps: list | None = None) -> list[np.ndarray]:
     """Best value of each roll with h = 0..rerolls throws left: [Best_0, Best_1, ...].
 
     ``stop`` is one [R, N] array (the same stop values at every level), or a list
     of rerolls + 1 arrays (stop values that depend on the throws left: banking).
+    With a list ``keeps``, the [K, N] keep values of each level h >= 1 (keeping,
+    then throwing with h throws left) are appended to it (keeps[h - 1]).
     """
     stops = stop if isinstance(stop, list) else [stop] * (rerolls + 1)
     levels = [stops[0]]
     for h in range(1, rerolls + 1):
-        sub = space.best_proper_keep(space.keep_values(levels[-1]))
-        levels.append(np.maximum(stops[h], sub))
+        ek = space.keep_values(levels[-1])
+        if keeps is not None:
+            keeps.append(ek)
+        levels.append(np.maximum(stops[h], space.best_proper_keep(ek)))
     return levels
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from controller import rules as R
 from controller.advisor_core import DiceSpace, PadModel, turn_levels
 
-ALGO_VERSION = 1
+ALGO_VERSION = 2
 CHUNK = 1024
 MAX_EXACT_STATES = 6_000_000  # masks x upper sums x flag; yatzy is 2.1 M, yahtzee 1.0 M
 MAX_EXACT_DICE = 6
@@ -107,21 +107,40 @@ def filled_faces(model: PadModel, masks: np.ndarray) -> np.ndarray:
 class ExactTable:
     model: PadModel
     space: DiceSpace
-    V: np.ndarray  # (2^B, U, A) expected remaining score from the start of a turn; NaN where unreachable
+    V: np.ndarray  # (rows, U, A) expected remaining score from the start of a turn; NaN where unreachable
     build_s: float = 0.0
     loaded_from: str | None = None
 
+    def rows(self, masks: np.ndarray) -> np.ndarray:
+        """Row of V of each open-box mask: the mask itself, or in forced order (where the
+        open boxes are always the last k of the pad) the number k of open boxes."""
+        return popcount(masks) if self.model.forced else masks
+
     def future(self, masks: np.ndarray, us: np.ndarray, armed: np.ndarray) -> np.ndarray:
         m = self.model
-        return self.V.reshape(-1)[(masks * m.U + us) * m.A + armed]
+        return self.V.reshape(-1)[(self.rows(masks) * m.U + us) * m.A + armed]
 
     def value(self, mask: int, upper: int, armed: int = 0) -> float:
         m = self.model
-        return float(self.V[mask, m.cap(upper), armed if m.A > 1 else 0])
+        row = int(self.rows(np.array([mask], np.int64))[0])
+        return float(self.V[row, m.cap(upper), armed if m.A > 1 else 0])
 
     @property
     def start_value(self) -> float:
         return self.value(self.model.all_mask, 0, 0)
+
+
+def popcount(masks: np.ndarray) -> np.ndarray:
+    masks = np.asarray(masks, np.int64)
+    out = np.zeros(masks.shape, np.int64)
+    table = np.array([bin(i).count("1") for i in range(256)], np.int64)
+    for k in range(8):
+        out += table[(masks >> (8 * k)) & 255]
+    return out
+
+
+def table_shape(model: PadModel) -> tuple[int, int, int]:
+    return (model.B + 1 if model.forced else 1 << model.B, model.U, model.A)
 
 
 def _levels(model: PadModel) -> list[np.ndarray]:
@@ -142,10 +161,11 @@ def solve(rs: R.RuleSet, forced: bool = False, progress=None) -> ExactTable:
     model = PadModel.build(rs, forced)
     space = DiceSpace.build(rs.dice)
     B, U, A = model.B, model.U, model.A
-    V = np.full((1 << B, U, A), np.nan)
+    V = np.full(table_shape(model), np.nan)
     V[0] = 0.0
     reach = reachable_uppers(model)
     table = ExactTable(model=model, space=space, V=V)
+    rows = table.rows
     yb_bit = (1 << model.yb) if model.yb >= 0 else 0
     for k, ms in enumerate(_levels(model), 1):
         ff = filled_faces(model, ms)
@@ -164,7 +184,7 @@ def solve(rs: R.RuleSet, forced: bool = False, progress=None) -> ExactTable:
             sl = slice(a, a + CHUNK)
             stop = model.stop_values(masks[sl], us[sl], armed[sl], table.future)
             best = turn_levels(space, stop, rs.throws - 1)[-1]
-            V[masks[sl], us[sl], armed[sl]] = model.prob @ best
+            V[rows(masks[sl]), us[sl], armed[sl]] = model.prob @ best
         if A > 1:  # with the Yahtzee box open, the flag is irrelevant: copy
             V[:, :, 1] = np.where(np.isnan(V[:, :, 1]), V[:, :, 0], V[:, :, 1])
         if progress:
@@ -182,7 +202,7 @@ def load_or_solve(rs: R.RuleSet, forced: bool = False, directory: str | os.PathL
     """The exact table from the disk cache, or computed and saved there."""
     path = table_path(rs, forced, directory)
     model = PadModel.build(rs, forced)
-    shape = (1 << model.B, model.U, model.A)
+    shape = table_shape(model)
     if path.exists():
         t0 = time.perf_counter()
         try:

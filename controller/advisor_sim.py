@@ -18,7 +18,7 @@ import numpy as np
 from controller import rules as R
 from controller.advisor_core import DiceSpace, PadModel, bank_after_stop, stops_with_bank, turn_levels
 
-CHUNK_GAMES = 1000
+CHUNK_GAMES = 400
 TUNE_VERSION = 2
 
 
@@ -108,7 +108,8 @@ def _simulate_chunk(rs, model: PadModel, space: DiceSpace, subk, policy: Policy,
         H = (rs.throws - 1) + (bank if banking else np.zeros(G, np.int64))
         Hmax = int(H.max())
         stops = stops_with_bank(rs, stop, Hmax, bank, tv, masks)
-        levels = turn_levels(space, stops, Hmax)
+        eks: list[np.ndarray] = []
+        turn_levels(space, stops, Hmax, eks)
         counts = rng.multinomial(n, probs, size=G)
         h = H.copy()
         active = np.ones(G, bool)
@@ -122,7 +123,7 @@ def _simulate_chunk(rs, model: PadModel, space: DiceSpace, subk, policy: Policy,
                 if hv == 0:
                     stop_now[sel] = True
                     continue
-                ek = space.keep_values(levels[hv - 1][:, sel])  # (K, |sel|)
+                ek = eks[hv - 1][:, sel]  # (K, |sel|)
                 cand = subk[r[sel]]  # (|sel|, S)
                 vals = np.where(cand >= 0, ek[np.maximum(cand, 0), np.arange(len(sel))[:, None]], -np.inf)
                 j = np.argmax(vals, axis=1)
