@@ -58,6 +58,7 @@ class AppTiming:
     camera_retries: int = 3  # a failing camera call is retried this often per press
     camera_retry_s: float = 1.0
     idle_s: float = 0.05  # how long one step waits for input
+    watch_idle: bool = True  # watch the tray between presses (a press on a still tray reads at once)
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,9 @@ class App:
         self.last_result: ThrowResult | None = None
         self.shutdown = shutdown  # powers the device off (``hardware.power.poweroff``); None: off
         self._shutdown_asked: float | None = None
+        from vision.settle import Settler
+
+        self._settler = Settler()
         self.setup_menu = False  # the menu shows the next game's setup
         self.next_setup: tuple[str, int] = (game.rules.name, len(game.players))
         from vision import reader
@@ -186,6 +190,8 @@ class App:
         if tick is not None:
             tick(self.clock.now())
         inp = self.panel.get(self.timing.idle_s if timeout is None else timeout)
+        if inp is None and self.timing.watch_idle:
+            self.watch()
         if inp is not None:
             press = getattr(self.screen, "press", None)
             if press is not None and press(inp.t) and inp.action is not Action.QUIT:
@@ -336,11 +342,31 @@ class App:
         assert last is not None
         raise last
 
-    def wait_still(self) -> bool:
-        """Small frames until the tray is still (True) or the timeout passes (False)."""
-        from vision.settle import Settler
+    def watch(self) -> None:
+        """Idle: feed the settler one small frame, so that a press on a tray that has
+        already been still long enough reads at once (no camera error is shown from here)."""
+        try:
+            small = self.source.capture_small()
+        except CameraError:
+            self._settler.reset()
+            return
+        self._settler.feed(small, self.clock.now())
 
-        settler = Settler()
+    def idle_for(self, seconds: float) -> None:
+        """Run the idle loop for ``seconds`` of clock time (the simulated player waiting)."""
+        end = self.clock.now() + seconds
+        while self.clock.now() < end and not self.panel.pending():
+            before = self.clock.now()
+            self.step(0)
+            if self.clock.now() == before:  # nothing moved the clock: do it here
+                self.clock.sleep(min(self.timing.idle_s, end - before))
+
+    def wait_still(self) -> bool:
+        """Small frames until the tray is still (True) or the timeout passes (False).
+
+        The settler is the one the idle loop feeds: a tray still for ``still_s``
+        before the press passes at the first frame."""
+        settler = self._settler
         t0 = self.clock.now()
         while True:
             small = self._camera(self.source.capture_small)
@@ -706,8 +732,8 @@ class SimPlayer:
         if self.rng.random() < self.press_early:
             wait = float(self.rng.uniform(0.0, 1.0)) * self.source.roll_s
         else:
-            wait = self.source.roll_s + float(self.rng.uniform(0.05, 0.4))
-        self.app.clock.sleep(wait)
+            wait = self.source.roll_s + float(self.rng.uniform(0.05, 0.6))
+        self.app.idle_for(wait)  # the device watches the tray meanwhile
         self._short("throw")
 
     def choose_box(self, view: GameView) -> str:
@@ -878,7 +904,7 @@ def simulated_rig(
     gpio: bool = True,
     cocked_rate: float = 0.06,
     off_rate: float = 0.04,
-    size: tuple[int, int] = (1280, 960),
+    size: tuple[int, int] = (640, 480),
     clock: Any = None,
     lang: str = "en",
     flicker: float = 0.02,

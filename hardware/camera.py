@@ -442,7 +442,9 @@ class SimulatedSource(FrameSource):
             frame[mask] = moved[mask]
         if self.flicker:
             gain = 1.0 + self.flicker * float(np.sin(2 * np.pi * 100.0 * self.clock.now()))
-            frame = np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+            import cv2
+
+            frame = cv2.convertScaleAbs(frame, alpha=gain)
         return frame
 
     def capture(self) -> np.ndarray:
