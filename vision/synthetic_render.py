@@ -121,7 +121,7 @@ def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
-    """Table, keep zone, tray rim, walls and felt (with their light), at scale k of the image."""
+    """Table, keep zone, tray rim, walls and felt (with their light and the dice's shadows), at scale k."""
     W, Hh = scene.size
     w, h = max(2, int(round(W * k))), max(2, int(round(Hh * k)))
     tray = scene.tray
@@ -198,6 +198,8 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     tex += fm * (0.03 * grain)  # felt is grainier
     irr *= tex
     irr *= _light_map(scene, (w, h))
+    if scene.dice:
+        irr *= 1.0 - _shadow_mask(scene, k, (h, w))
     albedo *= irr[..., None]
     return albedo
 
@@ -495,20 +497,15 @@ def _rolling_die(img: np.ndarray, scene: Scene, i: int) -> None:
 
 
 def _to_u8(img: np.ndarray) -> np.ndarray:
-    out = np.empty(img.shape, np.uint8)
-    np.clip(img + 0.5, 0, 255, out=img)
-    out[:] = img
-    return out
+    """float (0-255) -> uint8, rounded and saturated, in one pass (the values are never negative)."""
+    return cv2.convertScaleAbs(img)
 
 
 def render_scene(scene: Scene) -> np.ndarray:
     rng = np.random.default_rng(scene.seed)
     w, h = scene.size
     k = 0.5 if w > 800 else 1.0
-    bg = _background(scene, rng, k)
-    if scene.dice:
-        bg *= (1.0 - _shadow_mask(scene, k, bg.shape[:2]))[..., None]
-    bg = _to_u8(bg)
+    bg = _to_u8(_background(scene, rng, k))
     img = bg if k == 1.0 else cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
     if scene.dice:
         depth = np.full((h, w), np.inf, np.float32)
