@@ -145,14 +145,20 @@ class LookaheadValue:
         return v + self.bonus_value[openf, us]
 
 
-def bonus_table(model: PadModel, p_face: float) -> np.ndarray:
-    """bonus x P(the upper sum reaches the threshold) if each open upper face f brings
-    Binomial(n, p_face) dice of f; 0 once the threshold is reached (the bonus is paid then)."""
+def binomial_counts(n: int, p_face: float) -> np.ndarray:
+    """(7, n + 1): for each face (row f), P(c dice of f) ~ Binomial(n, p_face)."""
+    pmf = np.array([math.comb(n, c) * p_face**c * (1 - p_face) ** (n - c) for c in range(n + 1)])
+    return np.tile(pmf, (7, 1))
+
+
+def bonus_table(model: PadModel, counts_pmf: np.ndarray) -> np.ndarray:
+    """(64, U): bonus x P(the upper sum reaches the threshold) when each open upper face f
+    brings c dice of f with probability counts_pmf[f, c]; 0 once the threshold is reached
+    (the bonus is paid then)."""
     U, T, n = model.U, model.T, model.n
     out = np.zeros((64, U))
     if not T:
         return out
-    pmf = np.array([math.comb(n, c) * p_face**c * (1 - p_face) ** (n - c) for c in range(n + 1)])
     for sub in range(64):
         # distribution of the capped sum still to come
         dist = np.zeros(T + 1)
@@ -161,10 +167,8 @@ def bonus_table(model: PadModel, p_face: float) -> np.ndarray:
             if sub >> (f - 1) & 1:
                 nd = np.zeros(T + 1)
                 for c in range(n + 1):
-                    s = f * c
-                    nd[np.minimum(np.arange(T + 1) + s, T)] += dist * pmf[c]
+                    nd[np.minimum(np.arange(T + 1) + f * c, T)] += dist * counts_pmf[f, c]
                 dist = nd
-        # P(u + X >= T) for u < T
         tail = np.cumsum(dist[::-1])[::-1]  # tail[x] = P(X >= x)
         for u in range(T):
             out[sub, u] = model.bonus * tail[T - u]

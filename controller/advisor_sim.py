@@ -19,7 +19,7 @@ from controller import rules as R
 from controller.advisor_core import DiceSpace, PadModel, bank_after_stop, stops_with_bank, turn_levels
 
 CHUNK_GAMES = 400
-TUNE_VERSION = 2
+TUNE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -179,42 +179,64 @@ def target_values(rs: R.RuleSet, model: PadModel, space: DiceSpace) -> np.ndarra
 
 
 def initial_lookahead(rs, model, space, throw_value: float = 0.0):
-    """Untuned lookahead values: 0.8 x each box's one-turn target value, the bonus chance."""
-    from controller.advisor import LookaheadValue, bonus_table
+    """Untuned lookahead values: 0.8 x each box's one-turn target value; each open upper
+    face expected to bring Binomial(n, 1 - (5/6)^throws) dice toward the bonus."""
+    from controller.advisor import LookaheadValue, binomial_counts, bonus_table
 
-    bt = bonus_table(model, 1 - (5 / 6) ** rs.throws)
-    return LookaheadValue(model=model, weights=target_values(rs, model, space) * 0.8, bonus_value=bt, throw_value=throw_value)
+    pmf = binomial_counts(rs.dice, 1 - (5 / 6) ** rs.throws)
+    return LookaheadValue(model=model, weights=target_values(rs, model, space) * 0.8, bonus_value=bonus_table(model, pmf), throw_value=throw_value)
 
 
-def tuned_lookahead(rs, model, space, forced: bool, banking: bool, cache=None, games: int | None = None, rounds: int = 2):
-    """Lookahead values for a pad without an exact table: box weights tuned by self-play
-    (each weight := the mean points the box got), and the best value per banked throw
-    among a few, by simulated mean. Cached on disk beside the exact tables."""
-    from controller.advisor import LookaheadValue, bonus_table, save_json
+def observed_counts(model: PadModel, res: SimResult, prior: np.ndarray) -> np.ndarray:
+    """(7, n + 1): how many dice each upper box got in the simulated games (half prior)."""
+    pmf = prior.copy()
+    for b, f in enumerate(model.face):
+        if f:
+            hist = np.bincount(res.box_points[:, b] // f, minlength=model.n + 1)[: model.n + 1]
+            pmf[f] = 0.5 * prior[f] + 0.5 * hist / hist.sum()
+    return pmf
+
+
+def tuned_lookahead(rs, model, space, forced: bool, banking: bool, cache=None, games: int | None = None, rounds: int = 3):
+    """Lookahead values for a pad without an exact table, tuned by self-play: each box's
+    weight := the mean points it got, each upper face's count distribution := the one
+    observed (for the bonus chance), and the best value per banked throw among a few,
+    by simulated mean. Cached on disk beside the exact tables."""
+    from controller.advisor import LookaheadValue, binomial_counts, bonus_table, save_json
     from controller.advisor_exact import cache_dir, rules_key
 
     path = cache_dir(cache) / f"advisor-lookahead-{rs.name}{'-forced' if forced else ''}{'-bank' if banking else ''}-{rules_key(rs, forced, banking)}-{TUNE_VERSION}.json"
-    bt = bonus_table(model, 1 - (5 / 6) ** rs.throws)
     if path.exists():
         try:
             d = json.loads(path.read_text())
-            return LookaheadValue(model=model, weights=np.array(d["weights"], float), bonus_value=bt, throw_value=float(d["throw_value"]))
+            pmf = np.array(d["counts_pmf"], float)
+            return LookaheadValue(model=model, weights=np.array(d["weights"], float), bonus_value=bonus_table(model, pmf), throw_value=float(d["throw_value"]))
         except (OSError, ValueError, KeyError):
             pass
     if games is None:
         games = max(200, 200_000 // (len(rs.table.faces) * model.B // 10))
+    pmf = binomial_counts(rs.dice, 1 - (5 / 6) ** rs.throws)
     la = initial_lookahead(rs, model, space)
     for _ in range(rounds):
         res = simulate(rs, Policy("lookahead", la, la.throw_value), games, seed=12345, forced=forced, banking=banking, model=model, space=space)
         w = 0.5 * la.weights + 0.5 * res.box_points.mean(axis=0)
-        la = LookaheadValue(model=model, weights=w, bonus_value=bt, throw_value=la.throw_value)
+        pmf = observed_counts(model, res, pmf)
+        la = LookaheadValue(model=model, weights=w, bonus_value=bonus_table(model, pmf), throw_value=la.throw_value)
+        if banking and la.throw_value == 0.0:
+            la = LookaheadValue(model=model, weights=w, bonus_value=la.bonus_value, throw_value=_best_throw_value(rs, la, games, forced, model, space))
     if banking:
-        best = None
-        for tv in (0.0, 2.0, 4.0, 6.0, 9.0):
-            cand = LookaheadValue(model=model, weights=w, bonus_value=bt, throw_value=tv)
-            m = simulate(rs, Policy("lookahead", cand, tv), games, seed=777, forced=forced, banking=banking, model=model, space=space).mean
-            if best is None or m > best[0]:
-                best = (m, tv)
-        la = LookaheadValue(model=model, weights=w, bonus_value=bt, throw_value=best[1])
-    save_json(path, {"weights": la.weights.tolist(), "throw_value": la.throw_value, "games": games, "rounds": rounds})
+        la = LookaheadValue(model=model, weights=la.weights, bonus_value=la.bonus_value, throw_value=_best_throw_value(rs, la, games, forced, model, space))
+    save_json(path, {"weights": la.weights.tolist(), "throw_value": la.throw_value, "counts_pmf": pmf.tolist(), "games": games, "rounds": rounds})
     return la
+
+
+def _best_throw_value(rs, la, games, forced, model, space) -> float:
+    from controller.advisor import LookaheadValue
+
+    best = None
+    for tv in (0.0, 2.0, 4.0, 6.0, 9.0):
+        cand = LookaheadValue(model=model, weights=la.weights, bonus_value=la.bonus_value, throw_value=tv)
+        m = simulate(rs, Policy("lookahead", cand, tv), games, seed=777, forced=forced, banking=True, model=model, space=space).mean
+        if best is None or m > best[0]:
+            best = (m, tv)
+    return best[1]
