@@ -141,9 +141,23 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     def col(bgr) -> tuple:
         return tuple(float(v) for v in np.asarray(bgr, np.float32) * tint)
 
-    def fill(img, poly, value):
-        pts = np.round(np.asarray(poly) * k * 16).astype(np.int32)
-        cv2.fillPoly(img, [pts], value, lineType=cv2.LINE_AA, shift=4)
+    def mask(poly, outline: int = 0) -> np.ndarray:
+        """Anti-aliased coverage of a polygon (or of its outline) at this scale. (OpenCV only
+        anti-aliases 8-bit images, so draw there.)"""
+        m8 = np.zeros((h, w), np.uint8)
+        pts = [np.round(np.asarray(poly) * k * 16).astype(np.int32)]
+        if outline:
+            cv2.polylines(m8, pts, True, 255, outline, cv2.LINE_AA, 4)
+        else:
+            cv2.fillPoly(m8, pts, 255, lineType=cv2.LINE_AA, shift=4)
+        return m8.astype(np.float32) * np.float32(1 / 255)
+
+    def paint(img, m, value) -> None:
+        value = np.asarray(value, np.float32)
+        if img.ndim == 3:
+            img += m[..., None] * (value - img)
+        else:
+            img += m * (value - img)
 
     albedo = np.empty((h, w, 3), np.float32)
     albedo[:] = col(tray.table_bgr)
@@ -155,26 +169,24 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     s = xx * math.cos(ang) + yy * math.sin(ang)
     streak = np.sin(s * rng.uniform(0.02, 0.06) + 3 * np.sin(s * 0.005 + yy * 0.01)) * rng.uniform(0.0, 0.07)
     streak = cv2.resize(streak.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    tray_m = np.zeros((h, w), np.float32)
-    fill(tray_m, top_out, 1.0)
-    np.multiply(streak, 1.0 - tray_m, out=tex)
+    tray_m = mask(top_out)
+    kz_m = mask(np.array(scene.keep_zone)) if scene.keep_zone is not None else None
+    np.multiply(streak, 1.0 - (tray_m if kz_m is None else np.maximum(tray_m, kz_m)), out=tex)  # wood only
     tex += 1.0
     tex += 0.025 * low
     tex += 0.05 * grain
     if scene.keep_zone is not None:
         kz = np.array(scene.keep_zone)
-        fill(albedo, kz, col(np.clip(np.array(tray.felt_bgr, np.float32) * 1.15 + 20, 0, 255)))
-        cv2.polylines(albedo, [np.round(kz * k * 16).astype(np.int32)], True, col((235, 235, 235)),
-                      max(1, int(W * k / 640)), cv2.LINE_AA, 4)
+        paint(albedo, kz_m, col(np.clip(np.array(tray.felt_bgr, np.float32) * 1.15 + 20, 0, 255)))
+        paint(albedo, mask(kz, outline=max(1, int(W * k / 640))), col((235, 235, 235)))
     # the tray's shadow on the table
-    sm = np.zeros((h, w), np.float32)
-    fill(sm, outer - L[:2] / L[2] * tray.wall_height, 1.0)
-    irr *= 1.0 - 0.45 * _soft(sm, (tray.wall_height * 0.4 + 1) * k)
+    sm = mask(outer - L[:2] / L[2] * tray.wall_height)
+    irr *= 1.0 - 0.45 * _soft(sm, (tray.wall_height * 0.4 + 1) * k) * (1.0 - tray_m)
     # rim top, walls, floor
-    fill(albedo, top_out, col(tray.rim_bgr))
+    paint(albedo, tray_m, col(tray.rim_bgr))
+    wall_irr = irr.copy()
     n = len(floor)
     cen = floor.mean(axis=0)
-    wall_m = np.zeros((h, w), np.float32)
     for i in range(n):
         a, b = floor[i], floor[(i + 1) % n]
         e = b - a
@@ -183,13 +195,12 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
             nn = -nn  # inward
         shade = lt.ambient * 0.8 + 0.85 * max(0.0, float(nn @ L[:2]))
         pts = np.round(np.array([a, b, top_in[(i + 1) % n], top_in[i]]) * k * 16).astype(np.int32)
-        cv2.fillConvexPoly(irr, pts, float(shade), cv2.LINE_AA, 4)
-    fm = np.zeros((h, w), np.float32)
-    fill(fm, floor, 1.0)
-    fill(albedo, floor, col(tray.felt_bgr))
+        cv2.fillConvexPoly(wall_irr, pts, float(shade), cv2.LINE_8, 4)
+    paint(irr, mask(top_in), wall_irr)  # the walls: everything inside the rim's inner edge (the felt follows)
+    fm = mask(floor)
+    paint(albedo, fm, col(tray.felt_bgr))
     # the walls' shadow on the floor: lit where the way to the light clears the wall
-    lit = np.zeros((h, w), np.float32)
-    fill(lit, floor - L[:2] / L[2] * tray.wall_height, 1.0)
+    lit = mask(floor - L[:2] / L[2] * tray.wall_height)
     shadow_len = tray.wall_height * math.hypot(L[0], L[1]) / L[2]
     lit = _soft(lit * fm, (0.25 * shadow_len + 1.0) * k)  # soft: room light is not a point
     ao = _soft(fm, (tray.wall_height * 0.5 + 1.0) * k)
