@@ -1057,6 +1057,39 @@ class SimTable:
         return out
 
 
+# --------------------------------------------------------------------------- speed
+def speed(n: int = 20, seed: int = 0, dice: int = 8) -> dict:
+    """Rendering and generation times on this machine (medians over n scenes per size, one thread):
+    for `yatzycam bench` or `python -c "from vision.synthetic import speed; print(speed())"`."""
+    import os
+    import statistics
+    import time
+
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        out: dict = {"scenes_per_size": n, "dice": dice}
+        for size in ((1280, 960), (640, 480)):
+            rng = np.random.default_rng(seed)
+            gen, ren, wall = [], [], []
+            for _ in range(n):
+                c = time.process_time()
+                sc = random_scene(rng, dice, size, random_condition(rng))
+                gen.append(time.process_time() - c)
+                c, t = time.process_time(), time.perf_counter()
+                render(sc)
+                ren.append(time.process_time() - c)
+                wall.append(time.perf_counter() - t)
+            key = f"{size[0]}x{size[1]}"
+            out[f"render_ms_{key}"] = round(1000 * statistics.median(ren), 1)
+            out[f"render_wall_ms_{key}"] = round(1000 * statistics.median(wall), 1)
+            out[f"generate_ms_{key}"] = round(1000 * statistics.median(gen), 1)
+        out["load_average_1min"] = round(os.getloadavg()[0], 2)
+        return out
+    finally:
+        cv2.setNumThreads(threads)
+
+
 # --------------------------------------------------------------------------- command line
 def main(argv: Sequence[str] | None = None) -> int:
     """python -m vision.synthetic: write rendered scenes and their truth (one JSON line each)."""

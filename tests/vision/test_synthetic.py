@@ -288,3 +288,9 @@ def test_command_line_writes_scenes_and_truth(tmp_path):
     assert cv2.imread(str(tmp_path / "scene0000-empty.png")).shape == (240, 320, 3)
     with pytest.raises(SystemExit):
         S.main(["--out", str(tmp_path), "--size", "big"])
+
+
+def test_speed_reports_medians_with_their_sample_size():
+    figs = S.speed(n=1, dice=5)
+    assert figs["scenes_per_size"] == 1
+    assert all(figs[k] > 0 for k in ("render_ms_1280x960", "render_ms_640x480", "generate_ms_640x480"))
