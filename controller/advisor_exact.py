@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,8 +156,17 @@ def _levels(model: PadModel) -> list[np.ndarray]:
     return [allm[pop == k] for k in range(1, B + 1)]
 
 
-def solve(rs: R.RuleSet, forced: bool = False, progress=None) -> ExactTable:
-    """Compute the exact table (no cache)."""
+def solve(rs: R.RuleSet, forced: bool = False, progress=None, threads: int = 1) -> ExactTable:
+    """Compute the exact table (no cache). With ``threads`` > 1 the chunks of a level run in
+    that many threads (numpy releases the GIL); on the shared 2-core build machine this was
+    no faster, so the default is one."""
+    if threads > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            return _solve(rs, forced, progress, pool)
+    return _solve(rs, forced, progress, None)
+
+
+def _solve(rs: R.RuleSet, forced: bool, progress, pool) -> ExactTable:
     t0 = time.perf_counter()
     model = PadModel.build(rs, forced)
     space = DiceSpace.build(rs.dice)
@@ -180,11 +190,19 @@ def solve(rs: R.RuleSet, forced: bool = False, progress=None) -> ExactTable:
             armed = np.concatenate([np.zeros(len(mi), np.int64), np.ones(int(filled.sum()), np.int64)])
         else:
             armed = np.zeros(len(masks), np.int64)
-        for a in range(0, len(masks), CHUNK):
+
+        def chunk(a: int, masks=masks, us=us, armed=armed) -> None:
             sl = slice(a, a + CHUNK)
             stop = model.stop_values(masks[sl], us[sl], armed[sl], table.future)
             best = turn_levels(space, stop, rs.throws - 1)[-1]
             V[rows(masks[sl]), us[sl], armed[sl]] = model.prob @ best
+
+        starts = range(0, len(masks), CHUNK)
+        if pool is not None and len(starts) > 1:
+            list(pool.map(chunk, starts))  # numpy releases the GIL in the heavy loops
+        else:
+            for a in starts:
+                chunk(a)
         if A > 1:  # with the Yahtzee box open, the flag is irrelevant: copy
             V[:, :, 1] = np.where(np.isnan(V[:, :, 1]), V[:, :, 0], V[:, :, 1])
         if progress:
