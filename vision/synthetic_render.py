@@ -139,28 +139,24 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     tint = np.array(lt.tint, np.float32)
 
     def col(bgr) -> tuple:
-        return tuple(float(v) for v in np.asarray(bgr, np.float32) * tint)
+        return tuple(float(min(255.0, v)) for v in np.asarray(bgr, np.float32) * tint)
 
-    def mask(poly, outline: int = 0) -> np.ndarray:
-        """Anti-aliased coverage of a polygon (or of its outline) at this scale. (OpenCV only
-        anti-aliases 8-bit images, so draw there.)"""
-        m8 = np.zeros((h, w), np.uint8)
+    def draw(img8, poly, colour, outline: int = 0) -> None:
+        """Anti-aliased polygon (or outline) straight onto the 8-bit albedo."""
         pts = [np.round(np.asarray(poly) * k * 16).astype(np.int32)]
         if outline:
-            cv2.polylines(m8, pts, True, 255, outline, cv2.LINE_AA, 4)
+            cv2.polylines(img8, pts, True, colour, outline, cv2.LINE_AA, 4)
         else:
-            cv2.fillPoly(m8, pts, 255, lineType=cv2.LINE_AA, shift=4)
+            cv2.fillPoly(img8, pts, colour, lineType=cv2.LINE_AA, shift=4)
+
+    def mask(poly) -> np.ndarray:
+        """Anti-aliased coverage of a polygon at this scale (OpenCV anti-aliases only 8-bit images)."""
+        m8 = np.zeros((h, w), np.uint8)
+        draw(m8, poly, 255)
         return m8.astype(np.float32) * np.float32(1 / 255)
 
-    def paint(img, m, value) -> None:
-        value = np.asarray(value, np.float32)
-        if img.ndim == 3:
-            img += m[..., None] * (value - img)
-        else:
-            img += m * (value - img)
-
-    albedo = np.empty((h, w, 3), np.float32)
-    albedo[:] = col(tray.table_bgr)
+    alb8 = np.empty((h, w, 3), np.uint8)
+    alb8[:] = col(tray.table_bgr)
     irr = np.full((h, w), lt.ambient + 0.9 * L[2], np.float32)
     tex = np.empty((h, w), np.float32)
     # table: wood-ish streaks
@@ -177,13 +173,13 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     tex += 0.05 * grain
     if scene.keep_zone is not None:
         kz = np.array(scene.keep_zone)
-        paint(albedo, kz_m, col(np.clip(np.array(tray.felt_bgr, np.float32) * 1.15 + 20, 0, 255)))
-        paint(albedo, mask(kz, outline=max(1, int(W * k / 640))), col((235, 235, 235)))
+        draw(alb8, kz, col(np.clip(np.array(tray.felt_bgr, np.float32) * 1.15 + 20, 0, 255)))
+        draw(alb8, kz, col((235, 235, 235)), outline=max(1, int(W * k / 640)))
     # the tray's shadow on the table
     sm = mask(outer - L[:2] / L[2] * tray.wall_height)
     irr *= 1.0 - 0.45 * _soft(sm, (tray.wall_height * 0.4 + 1) * k) * (1.0 - tray_m)
     # rim top, walls, floor
-    paint(albedo, tray_m, col(tray.rim_bgr))
+    draw(alb8, top_out, col(tray.rim_bgr))
     wall_irr = irr.copy()
     n = len(floor)
     cen = floor.mean(axis=0)
@@ -196,9 +192,9 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
         shade = lt.ambient * 0.8 + 0.85 * max(0.0, float(nn @ L[:2]))
         pts = np.round(np.array([a, b, top_in[(i + 1) % n], top_in[i]]) * k * 16).astype(np.int32)
         cv2.fillConvexPoly(wall_irr, pts, float(shade), cv2.LINE_8, 4)
-    paint(irr, mask(top_in), wall_irr)  # the walls: everything inside the rim's inner edge (the felt follows)
+    irr += mask(top_in) * (wall_irr - irr)  # the walls: everything inside the rim's inner edge (the felt follows)
     fm = mask(floor)
-    paint(albedo, fm, col(tray.felt_bgr))
+    draw(alb8, floor, col(tray.felt_bgr))
     # the walls' shadow on the floor: lit where the way to the light clears the wall
     lit = mask(floor - L[:2] / L[2] * tray.wall_height)
     shadow_len = tray.wall_height * math.hypot(L[0], L[1]) / L[2]
@@ -211,6 +207,7 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     irr *= _light_map(scene, (w, h))
     if scene.dice:
         irr *= 1.0 - _shadow_mask(scene, k, (h, w))
+    albedo = alb8.astype(np.float32)
     albedo *= irr[..., None]
     return albedo
 
