@@ -25,7 +25,7 @@ import json
 import math
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -187,7 +187,6 @@ class Advisor:
     space: DiceSpace
     exact: ExactTable | None
     lookahead: LookaheadValue | None
-    _cache: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def for_rules(

@@ -13,7 +13,6 @@ the best legal box is worth (points + bonuses + the value of the state after).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -318,8 +317,3 @@ def stops_with_bank(rs: R.RuleSet, stop: np.ndarray, h: int, bank: np.ndarray, t
         return [stop] * (h + 1)
     more = np.array([bin(int(m)).count("1") > 1 for m in masks])
     return [stop + throw_value * (bank_after_stop(rs, bank, hh) * more)[None, :] for hh in range(h + 1)]
-
-
-def multinomial_prob(counts) -> float:
-    n = int(sum(counts))
-    return math.factorial(n) / math.prod(math.factorial(int(c)) for c in counts) / 6.0**n

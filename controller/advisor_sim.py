@@ -113,7 +113,6 @@ def _simulate_chunk(rs, model: PadModel, space: DiceSpace, subk, policy: Policy,
         counts = rng.multinomial(n, probs, size=G)
         h = H.copy()
         active = np.ones(G, bool)
-        cols = np.arange(G)
         while active.any():
             r = t.indices(counts)
             stop_now = np.zeros(G, bool)
@@ -164,7 +163,6 @@ def _simulate_chunk(rs, model: PadModel, space: DiceSpace, subk, policy: Policy,
                 rolled = rng.multinomial(n - kept.sum(axis=1), probs)
                 counts[go] = kept + rolled
                 h[go] -= 1
-        del cols
     return SimResult(scores=total, box_points=box_points, upper_bonus=paid, illegal=illegal)
 
 

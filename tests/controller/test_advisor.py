@@ -216,6 +216,15 @@ def test_bank_rules():
     assert new_bank(maxi, 40, 2) == 42
     assert bank_after_stop(maxi, 3, 1) == 1  # ordinary spent, one banked throw left
     assert bank_after_stop(maxi, 3, 5) == 5  # two ordinary left unused
+    # the same rule as the game engine's, everywhere it can be asked
+    from controller.game import new_bank as game_new_bank
+
+    for rs in (s8, maxi):
+        for bank in range(0, 7):
+            for unused in range(0, 3):
+                assert new_bank(rs, bank, unused) == game_new_bank(rs.banking, rs.bank_cap, bank, unused)
+        banks = np.arange(7)
+        assert list(new_bank(rs, banks, np.full(7, 2))) == [game_new_bank(rs.banking, rs.bank_cap, b, 2) for b in range(7)]
 
 
 def test_bad_situations_are_refused(tiny):
