@@ -295,7 +295,8 @@ class Advisor:
         h = throws_left + (bank if self.banking else 0)
         stop = m.stop_values(masks, us, arm, self.future)
         stops = self.stops_for(stop, h, np.array([bank]), masks)
-        levels = turn_levels(self.space, stops, h)
+        eks: list[np.ndarray] = []
+        turn_levels(self.space, stops, h, eks)
         row = rs.table.index(faces)
         opts: list[Option] = []
         legal, extra = rs.options(faces, open_ids, yatzy_value, self.forced)
@@ -314,7 +315,7 @@ class Advisor:
             bonus_txt = f" + {extra} bonus" if extra else ""
             opts.append(Option("score", val, f"score {label}: {pts}{bonus_txt}", box=bid, points=int(pts)))
         if h > 0:
-            ek = self.space.keep_values(levels[h - 1])
+            ek = eks[h - 1]
             counts = rs.table.counts[row]
             for k in self.space.sub_keeps(counts):
                 kept = faces_of(k)
