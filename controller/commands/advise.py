@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--forced-order", action="store_true", help="boxes are filled top to bottom")
     p.add_argument("--no-banking", action="store_true", help="play a banking game without banking")
     p.add_argument("--expected", action="store_true", help="print the expected final score of a game from the start")
-    p.add_argument("--games", type=int, default=2000, metavar="N", help="with --expected and no exact table: games simulated (default 2000)")
+    p.add_argument("--games", type=int, default=1000, metavar="N", help="with --expected and no exact table: games simulated (default 1000)")
     p.add_argument("--top", type=int, default=6, metavar="N", help="options shown (default 6; --json gives all)")
     p.add_argument("--lang", default="en", choices=R.LANGUAGES, help="box label language (default en)")
     p.add_argument("--cache-dir", metavar="DIR", help="where the tables are cached (default $CACHE_DIRECTORY, $XDG_CACHE_HOME/yatzycam or ~/.cache/yatzycam)")
