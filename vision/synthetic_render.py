@@ -155,29 +155,38 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
         draw(m8, poly, 255)
         return m8.astype(np.float32) * np.float32(1 / 255)
 
+    # (big float arrays are updated in place: fresh temporaries of this size cost more than the maths)
     alb8 = np.empty((h, w, 3), np.uint8)
     alb8[:] = col(tray.table_bgr)
     irr = np.full((h, w), lt.ambient + 0.9 * L[2], np.float32)
-    tex = np.empty((h, w), np.float32)
-    # table: wood-ish streaks
+    buf = np.empty((h, w), np.float32)
+    # texture: low-frequency blotches, grain, and wood-ish streaks on the table
+    tex = low
+    tex *= np.float32(0.025)
+    tex += np.float32(1.0)
+    np.multiply(grain, np.float32(0.05), out=buf)
+    tex += buf
     ang = rng.uniform(0, math.pi)
     yy, xx = np.mgrid[0:h:4, 0:w:4].astype(np.float32) / k
     s = xx * math.cos(ang) + yy * math.sin(ang)
     streak = np.sin(s * rng.uniform(0.02, 0.06) + 3 * np.sin(s * 0.005 + yy * 0.01)) * rng.uniform(0.0, 0.07)
     streak = cv2.resize(streak.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
     tray_m = mask(top_out)
-    kz_m = mask(np.array(scene.keep_zone)) if scene.keep_zone is not None else None
-    np.multiply(streak, 1.0 - (tray_m if kz_m is None else np.maximum(tray_m, kz_m)), out=tex)  # wood only
-    tex += 1.0
-    tex += 0.025 * low
-    tex += 0.05 * grain
+    np.subtract(np.float32(1.0), tray_m, out=buf)  # 1 on the table
+    if scene.keep_zone is not None:
+        buf -= mask(np.array(scene.keep_zone))
+    streak *= buf
+    tex += streak
     if scene.keep_zone is not None:
         kz = np.array(scene.keep_zone)
         draw(alb8, kz, col(np.clip(np.array(tray.felt_bgr, np.float32) * 1.15 + 20, 0, 255)))
         draw(alb8, kz, col((235, 235, 235)), outline=max(1, int(W * k / 640)))
-    # the tray's shadow on the table
-    sm = mask(outer - L[:2] / L[2] * tray.wall_height)
-    irr *= 1.0 - 0.45 * _soft(sm, (tray.wall_height * 0.4 + 1) * k) * (1.0 - tray_m)
+    # the tray's shadow on the table (not on its own rim)
+    np.subtract(np.float32(1.0), tray_m, out=buf)
+    buf *= _soft(mask(outer - L[:2] / L[2] * tray.wall_height), (tray.wall_height * 0.4 + 1) * k)
+    buf *= np.float32(-0.45)
+    buf += np.float32(1.0)
+    irr *= buf
     # rim top, walls, floor
     draw(alb8, top_out, col(tray.rim_bgr))
     wall_irr = irr.copy()
@@ -192,28 +201,38 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
         shade = lt.ambient * 0.8 + 0.85 * max(0.0, float(nn @ L[:2]))
         pts = np.round(np.array([a, b, top_in[(i + 1) % n], top_in[i]]) * k * 16).astype(np.int32)
         cv2.fillConvexPoly(wall_irr, pts, float(shade), cv2.LINE_8, 4)
-    irr += mask(top_in) * (wall_irr - irr)  # the walls: everything inside the rim's inner edge (the felt follows)
+    wall_irr -= irr  # the walls: everything inside the rim's inner edge (the felt follows)
+    wall_irr *= mask(top_in)
+    irr += wall_irr
     fm = mask(floor)
     draw(alb8, floor, col(tray.felt_bgr))
-    # the walls' shadow on the floor: lit where the way to the light clears the wall
+    # the walls' shadow on the floor: lit where the way to the light clears the wall; soft (room light)
     lit = mask(floor - L[:2] / L[2] * tray.wall_height)
+    lit *= fm
     shadow_len = tray.wall_height * math.hypot(L[0], L[1]) / L[2]
-    lit = _soft(lit * fm, (0.25 * shadow_len + 1.0) * k)  # soft: room light is not a point
-    ao = _soft(fm, (tray.wall_height * 0.5 + 1.0) * k)
-    floor_irr = lt.ambient * (0.55 + 0.45 * ao) + 0.85 * L[2] * (0.3 + 0.7 * lit)
-    irr += fm * (floor_irr - irr)
-    tex += fm * (0.03 * grain)  # felt is grainier
+    lit = _soft(lit, (0.25 * shadow_len + 1.0) * k)
+    ao = _soft(fm, (tray.wall_height * 0.5 + 1.0) * k)  # darker close to every wall
+    # floor light = ambient * (0.55 + 0.45 ao) + 0.85 Lz (0.3 + 0.7 lit)
+    floor_irr = lit
+    floor_irr *= np.float32(0.85 * L[2] * 0.7)
+    floor_irr += np.float32(0.85 * L[2] * 0.3 + lt.ambient * 0.55)
+    ao *= np.float32(lt.ambient * 0.45)
+    floor_irr += ao
+    floor_irr -= irr
+    floor_irr *= fm
+    irr += floor_irr
+    np.multiply(grain, np.float32(0.03), out=buf)  # felt is grainier
+    buf *= fm
+    tex += buf
     irr *= tex
     irr *= _light_map(scene, (w, h))
     if scene.dice:
-        irr *= 1.0 - _shadow_mask(scene, k, (h, w))
-    albedo = alb8.astype(np.float32)
-    albedo *= irr[..., None]
-    return albedo
+        irr *= _shadow_mask(scene, k, (h, w))
+    return cv2.multiply(alb8, cv2.merge([irr, irr, irr]), dtype=cv2.CV_8U)
 
 
 def _shadow_mask(scene: Scene, k: float, shape: tuple[int, int]) -> np.ndarray:
-    """How much each pixel (at scale k) is shaded by the dice: cast shadows and contact shadows."""
+    """The share of light each pixel (at scale k) keeps under the dice's cast and contact shadows."""
     h, w = shape
     L = scene.lighting.direction()
     cast = np.zeros((h, w), np.float32)
@@ -231,7 +250,12 @@ def _shadow_mask(scene: Scene, k: float, shape: tuple[int, int]) -> np.ndarray:
     s = scene.dice[0].size_px * k
     cast = _soft(cast, 0.08 * s + 0.6)
     contact = _soft(contact, 0.12 * s + 0.6)
-    return np.clip(0.55 * cast + 0.35 * contact, 0, 0.8)
+    cast *= np.float32(0.55)
+    contact *= np.float32(0.35)
+    cast += contact
+    np.minimum(cast, np.float32(0.8), out=cast)
+    np.subtract(np.float32(1.0), cast, out=cast)
+    return cast
 
 
 def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> None:
@@ -513,7 +537,7 @@ def render_scene(scene: Scene) -> np.ndarray:
     rng = np.random.default_rng(scene.seed)
     w, h = scene.size
     k = 0.5 if w > 800 else 1.0
-    bg = _to_u8(_background(scene, rng, k))
+    bg = _background(scene, rng, k)
     img = bg if k == 1.0 else cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
     if scene.dice:
         depth = np.full((h, w), np.inf, np.float32)
