@@ -110,6 +110,13 @@ ensure_venv() {
   local venv="$ROOT$VENV"
   if [ "$NO_VENV" = 1 ]; then say "skipped the venv (--no-venv)"; return; fi
   [ -x "$venv/bin/python" ] || run "$PYTHON" -m venv --system-site-packages "$venv"
+  # The same sources as last time: nothing to reinstall (a second run changes nothing).
+  local id
+  id="$(source_id)"
+  if [ -x "$venv/bin/yatzycam" ] && [ "$(cat "$venv/.source-id" 2>/dev/null)" = "$id" ]; then
+    say "unchanged $VENV (sources $id)"
+    return
+  fi
   # The project only: numpy, OpenCV, Pillow, picamera2, lgpio come from apt.
   run "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --upgrade "$SRC"
   # gpiozero is pure Python: take it from PyPI only if apt did not provide it.
@@ -123,7 +130,14 @@ ensure_venv() {
       say "the venv's Python stack is broken (see above); nothing else was changed"
       exit 1
     }
+    echo "$id" >"$venv/.source-id"
   fi
+}
+
+# source_id: a hash of the files that make up the installed program
+source_id() {
+  (cd "$SRC" && find pyproject.toml controller hardware vision calibration -type f \
+    ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
 
 ensure_link() {
@@ -160,7 +174,10 @@ install_all() {
     fi
   else
     systemctl is-enabled --quiet yatzycam.service 2>/dev/null || live systemctl enable yatzycam.service
-    [ "$NO_VENV" = 1 ] || live systemctl restart yatzycam.service
+    # (re)start only when something changed or it is not running: a second run leaves a game alone
+    if [ "$NO_VENV" = 0 ] && { [ "$CHANGES" = 1 ] || ! systemctl is-active --quiet yatzycam.service; }; then
+      live systemctl restart yatzycam.service
+    fi
   fi
   if [ "$CHANGES" = 0 ]; then say "done: nothing to change"; else say "done"; fi
   say "next: yatzycam doctor; then calibrate (see the README); logs: journalctl -u yatzycam"
