@@ -55,7 +55,7 @@ say() { echo "yatzycam-install: $*"; }
 # run CMD...: a command that changes this machine's files
 run() {
   if [ "$DRY" = 1 ]; then say "would run: $*"; else say "run: $*"; "$@"; fi
-  CHANGES=1
+  CHANGES=$((CHANGES + 1))
 }
 # live CMD...: a command on the live system (packages, users, systemd): not under --root
 live() {
@@ -69,9 +69,9 @@ put() {
   elif [ -e "$dest" ] && cmp -s "$src" "$dest"; then
     say "unchanged $2"
   elif [ "$DRY" = 1 ]; then
-    say "would write $2"; CHANGES=1
+    say "would write $2"; CHANGES=$((CHANGES + 1))
   else
-    install -D -m "$mode" "$src" "$dest"; say "wrote $2"; CHANGES=1
+    install -D -m "$mode" "$src" "$dest"; say "wrote $2"; CHANGES=$((CHANGES + 1))
   fi
 }
 # remove PATH: delete a file or directory we added
@@ -145,9 +145,9 @@ ensure_link() {
   if [ "$(readlink "$link" 2>/dev/null)" = "$VENV/bin/yatzycam" ]; then
     say "unchanged $LINK"
   elif [ "$DRY" = 1 ]; then
-    say "would link $LINK -> $VENV/bin/yatzycam"; CHANGES=1
+    say "would link $LINK -> $VENV/bin/yatzycam"; CHANGES=$((CHANGES + 1))
   else
-    mkdir -p "$(dirname "$link")"; ln -sfn "$VENV/bin/yatzycam" "$link"; say "linked $LINK"; CHANGES=1
+    mkdir -p "$(dirname "$link")"; ln -sfn "$VENV/bin/yatzycam" "$link"; say "linked $LINK"; CHANGES=$((CHANGES + 1))
   fi
 }
 
@@ -168,14 +168,14 @@ install_all() {
     if [ "$(readlink "$wants" 2>/dev/null)" = "$UNIT" ]; then
       say "unchanged (enabled) $UNIT"
     elif [ "$DRY" = 1 ]; then
-      say "would enable $UNIT"; CHANGES=1
+      say "would enable $UNIT"; CHANGES=$((CHANGES + 1))
     else
-      mkdir -p "$(dirname "$wants")"; ln -sfn "$UNIT" "$wants"; say "enabled $UNIT"; CHANGES=1
+      mkdir -p "$(dirname "$wants")"; ln -sfn "$UNIT" "$wants"; say "enabled $UNIT"; CHANGES=$((CHANGES + 1))
     fi
   else
     systemctl is-enabled --quiet yatzycam.service 2>/dev/null || live systemctl enable yatzycam.service
     # (re)start only when something changed or it is not running: a second run leaves a game alone
-    if [ "$NO_VENV" = 0 ] && { [ "$CHANGES" = 1 ] || ! systemctl is-active --quiet yatzycam.service; }; then
+    if [ "$NO_VENV" = 0 ] && { [ "$CHANGES" -gt 0 ] || ! systemctl is-active --quiet yatzycam.service; }; then
       live systemctl restart yatzycam.service
     fi
   fi

@@ -35,6 +35,8 @@ def test_dry_run_writes_nothing(tmp_path):
     for dest in ("/etc/yatzycam/config.toml", "/etc/systemd/system/yatzycam.service", "/etc/polkit-1/rules.d/50-yatzycam.rules"):
         assert f"would write {dest}" in r.stdout
     assert "would link /usr/local/bin/yatzycam" in r.stdout
+    # a new unit means a daemon-reload, also when other files changed before it
+    assert "skipped under --root: systemctl daemon-reload" in r.stdout
     # the live system is never touched under --root
     assert "skipped under --root: " in r.stdout and "run: apt-get" not in r.stdout
 
