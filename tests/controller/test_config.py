@@ -174,3 +174,15 @@ def test_the_service_config_means_the_service_state_dir(tmp_path):
     # under systemd the unit's own value wins; any other file keeps the user's directory
     assert config.service_env(cfg, {"STATE_DIRECTORY": "/srv/y"}, etc)["STATE_DIRECTORY"] == "/srv/y"
     assert "STATE_DIRECTORY" not in config.service_env(write(tmp_path, ""), {"HOME": "/root"}, etc)
+
+
+def test_a_bad_config_exits_78_through_the_cli(tmp_path, capsys):
+    # what the unit's RestartPreventExitStatus=78 relies on (play and calibrate-live load it the same way)
+    from controller.cli import main
+
+    p = write(tmp_path, '[display]\nrotation = 45\n')
+    for cmd in (["calibrate-live", "--keyboard"], ["play"]):
+        code = main([*cmd, "--config", str(p)])
+        err = capsys.readouterr().err
+        assert code == 78, (cmd, err)
+        assert err == f"yatzycam {cmd[0]}: {p}: display.rotation: must be one of 0, 90, 180, 270 (got 45)\n"
