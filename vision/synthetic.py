@@ -459,6 +459,11 @@ _SETUP_KEYS = ("tray_shape", "felt", "style", "keep_zone", "die_size", "camera_h
                "noise", "blur", "lighting", "tray", "nadir")
 
 
+def _contrast(a: tuple[int, int, int], b: tuple[int, int, int], least: float = 70.0) -> bool:
+    """Do two BGR colours differ enough for a player to tell a die from the felt at a glance?"""
+    return math.dist(a, b) >= least
+
+
 def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **kw) -> _Setup:
     bad = set(kw) - set(_SETUP_KEYS)
     if bad:
@@ -476,10 +481,25 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
         nadir = ic
     else:  # the camera is mounted roughly, not exactly, above the middle
         nadir = ic + rng.uniform(-0.03, 0.03, 2) * np.array([w, h])
+    styles = kw.get("style")
+    if styles is None:
+        names = list(STYLES)
+        if rng.random() < 0.15:
+            styles = tuple(str(rng.choice(names)) for _ in range(max(1, n_dice)))
+        else:
+            styles = (str(rng.choice(names)),)
+    elif isinstance(styles, str):
+        styles = (styles,)
+    for s in styles:
+        if s not in STYLES:
+            raise ValueError(f"unknown die style {s!r} ({', '.join(STYLES)})")
     keep_poly = None
     if tray is None:
         shape = kw.get("tray_shape") or str(rng.choice(["rect", "rect", "rounded", "rounded", "hex"]))
-        felt = kw.get("felt") or str(rng.choice(list(FELTS)))
+        felt = kw.get("felt")
+        if felt is None:  # players pick dice that stand out from their felt
+            felts = [f for f in FELTS if all(_contrast(STYLES[st].body, FELTS[f]) for st in styles)] or list(FELTS)
+            felt = str(rng.choice(felts))
         if felt not in FELTS:
             raise ValueError(f"unknown felt {felt!r} ({', '.join(FELTS)})")
         wall = die * rng.uniform(1.2, 2.6)
@@ -520,18 +540,6 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
                 y0 = h * rng.uniform(0.12, 0.22)
                 y1 = h * rng.uniform(0.78, 0.88)
                 keep_poly = ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
-    styles = kw.get("style")
-    if styles is None:
-        names = list(STYLES)
-        if rng.random() < 0.15:
-            styles = tuple(str(rng.choice(names)) for _ in range(max(1, n_dice)))
-        else:
-            styles = (str(rng.choice(names)),)
-    elif isinstance(styles, str):
-        styles = (styles,)
-    for s in styles:
-        if s not in STYLES:
-            raise ValueError(f"unknown die style {s!r} ({', '.join(STYLES)})")
     light = kw.get("lighting") or Lighting(
         azimuth_deg=float(rng.uniform(0, 360)), elevation_deg=float(rng.uniform(40, 75)),
         intensity=float(rng.uniform(0.75, 1.2)), ambient=float(rng.uniform(0.28, 0.45)),

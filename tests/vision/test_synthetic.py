@@ -227,6 +227,13 @@ def test_bench_scenes_follow_the_mix_and_alternate_sizes():
     assert [s.seed for s in S.bench_scenes(5, seed=3)] == [s.seed for s in scenes[:5]]
 
 
+def test_dice_stand_out_from_the_felt():
+    for seed in range(40):
+        sc = S.random_scene(np.random.default_rng(seed), 5, (320, 240))
+        for d in sc.dice:
+            assert S._contrast(S.STYLES[d.style].body, sc.tray.felt_bgr), (d.style, sc.tray.felt)
+
+
 def test_overrides_are_checked():
     with pytest.raises(TypeError):
         _scene(1, bogus=3)
