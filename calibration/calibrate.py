@@ -47,16 +47,16 @@ def calibrate(empty_frame: np.ndarray, reference_frame: np.ndarray | None = None
         gray = _frame(reference_frame, "reference frame")
         if gray.shape != (h, w):
             raise CalibrationError(f"reference frame is {gray.shape[1]}x{gray.shape[0]}, the empty frame {w}x{h}")
-        pip_a, pip_r, pip_dark = _measure(gray, floor, n_dice)
+        pip_a, pip_r, pip_dark = _measure(reference_frame, floor, n_dice)
     return Calibration((w, h), floor, keep_zone, pip_a, pip_r, pip_dark, n_dice, empty_png)
 
 
-def _measure(gray: np.ndarray, floor: Poly, n_dice: int | None) -> tuple[float, float, bool]:
+def _measure(frame: np.ndarray, floor: Poly, n_dice: int | None) -> tuple[float, float, bool]:
     """Die size (corner-pip offset, pip radius) and pip polarity from flat dice on the floor."""
-    a_px = estimate_a(gray)
+    a_px = estimate_a(frame)
     if a_px is None:
         raise CalibrationError("reference frame: no die with two or more pips found (dice flat, apart, in the light?)")
-    det = detect(gray, a_px, True)
+    det = detect(frame, a_px, True)
     k = det.scale
     faces = [f for f in det.faces if tray.distance(floor, f.cx / k, f.cy / k) > 0]
     if n_dice is not None and len(faces) != n_dice:

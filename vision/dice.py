@@ -78,7 +78,7 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
         cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
     for k in members:
         p = pips[k]
-        cv2.circle(mask, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(p.r * 1.5 + 1)), 0, -1)
+        cv2.circle(mask, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(p.r * 2.3 + 1)), 0, -1)
     vals = resp[y0:y1, x0:x1][mask > 0]
     if vals.size < 10:
         return True

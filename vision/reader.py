@@ -28,12 +28,11 @@ import cv2
 import numpy as np
 
 from vision.dice import Face, Limits, group
-from vision.pips import Pip, find_pips, find_small_pips, hats
+from vision.pips import Pip, find_pips, hats
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
 
-METHOD = "dog"
 WORK_A = 11.0  # corner-pip offset on the working copy, pixels (pips 4-9 px wide)
 STATUSES = ("ok", "cocked", "off_tray", "unreadable")
 REASONS = ("cocked", "off_tray", "missing", "extra", "unreadable")
@@ -137,26 +136,23 @@ class Detection:
 def _scaled(gray: np.ndarray, scale: float) -> np.ndarray:
     if abs(scale - 1.0) < 0.02:
         return gray
-    h, w = gray.shape
+    h, w = gray.shape[:2]
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     return cv2.resize(gray, (max(8, round(w * scale)), max(8, round(h * scale))), interpolation=interp)
 
 
-def detect(gray: np.ndarray, a_px: float, known: bool) -> Detection:
+def detect(frame: np.ndarray, a_px: float, known: bool) -> Detection:
     """Faces of dice whose corner-pip offset is about `a_px` frame pixels.
 
-    The frame is scaled so that offset is WORK_A px. With
-    `known` the offset is enforced (a calibrated die size); otherwise it only
-    sets the scale.
+    The grey frame is scaled so that offset is WORK_A px; dark pips come from
+    its black-hat, light pips from its top-hat. With `known` the offset is
+    enforced (a calibrated die size); otherwise it only sets the scale.
     """
     scale = float(np.clip(WORK_A / a_px, 0.2, 2.0))
-    work = _scaled(gray, scale)
     a = a_px * scale
-    if METHOD == "dog":
-        pips, dark, light = find_small_pips(work, (0.28 * a, 0.6 * a))
-    else:
-        dark, light = hats(work, _odd(1.4 * a))  # wider than a pip, narrower than a die (its body must survive)
-        pips = find_pips(dark, light, min_r=max(1.0, 0.12 * a), max_r=0.7 * a, t_low=14.0)
+    work = _scaled(frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), scale)
+    dark, light = hats(work, _odd(1.4 * a))  # wider than a pip, narrower than a die (its body must survive)
+    pips = find_pips(dark, light, min_r=max(1.0, 0.12 * a), max_r=0.7 * a, t_low=14.0)
     lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None)
     g = group(pips, dark, light, lim)
     faces = g.faces
@@ -166,12 +162,12 @@ def detect(gray: np.ndarray, a_px: float, known: bool) -> Detection:
     return Detection(faces, tuple(pips), g.leftover, scale, a)
 
 
-def estimate_a(gray: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095, 0.013, 0.0175, 0.0235)) -> float | None:
+def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095, 0.013, 0.0175, 0.0235)) -> float | None:
     """The corner-pip offset (frame pixels) of the dice in this frame: the size that explains most pips."""
     best: tuple[int, float] | None = None
-    w = gray.shape[1]
+    w = frame.shape[1]
     for f in fractions:
-        det = detect(gray, f * w, True)
+        det = detect(frame, f * w, True)
         faces = [x for x in det.faces if x.value >= 2]
         score = sum(x.value for x in faces)
         if faces and (best is None or score > best[0]):
@@ -183,8 +179,8 @@ def estimate_a(gray: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095, 
 def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") -> tuple[list[DieReading], tuple[str, ...]]:
     from vision import tray
 
-    a_px = cal.pip_a if cal.pip_a is not None else estimate_a(gray)  # no reference throw: measure this frame
-    det = detect(gray, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None)
+    a_px = cal.pip_a if cal.pip_a is not None else estimate_a(frame)  # no reference throw: measure this frame
+    det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None)
     k = det.scale
     a = det.a if det.a else 7.0
     die = 3.6 * a / k  # top face side, frame pixels
