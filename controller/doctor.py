@@ -91,6 +91,15 @@ def _apt_copy(probe: Probe, module: str) -> Path | None:
     return None
 
 
+def _dist_version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return ""
+
+
 def check_python(cfg: Config, probe: Probe, run: _Run) -> Check:
     wanted = ["numpy", "cv2", "PIL", "gpiozero"] + (["picamera2"] if cfg.camera.source == "picamera2" else [])
     found, problems = [], []
@@ -100,7 +109,7 @@ def check_python(cfg: Config, probe: Probe, run: _Run) -> Check:
         except Exception as e:  # noqa: BLE001 - ImportError, or numpy's "dtype size changed" ValueError
             problems.append(f"{name}: {_first_line(e)}")
             continue
-        found.append(f"{name} {getattr(mod, '__version__', '')}".strip())
+        found.append(f"{name} {getattr(mod, '__version__', '') or _dist_version(name)}".strip())
     for name, apt in (("numpy", "python3-numpy"), ("cv2", "python3-opencv")):
         mod = sys.modules.get(name)
         system = _apt_copy(probe, name)
