@@ -1,0 +1,111 @@
+"""`yatzycam calibrate` and `yatzycam read`: the camera-free face of the vision part.
+
+`read` prints one JSON object a line (`--json`) or one readable line per image;
+an image that cannot be read is reported (verdict "error", message on stderr),
+the others are still read, and the exit code is 2 at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _poly_arg(text: str) -> tuple[tuple[float, float], ...]:
+    try:
+        v = [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected numbers: X0,Y0,X1,Y1,...") from None
+    if len(v) == 4:  # a rectangle x0,y0,x1,y1
+        x0, y0, x1, y1 = v
+        v = [x0, y0, x1, y0, x1, y1, x0, y1]
+    if len(v) < 6 or len(v) % 2:
+        raise argparse.ArgumentTypeError("a keep zone is X0,Y0,X1,Y1 (a rectangle) or three or more X,Y corners")
+    return tuple((v[i], v[i + 1]) for i in range(0, len(v), 2))
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of dice: {text!r}") from None
+    if not 1 <= n <= 20:
+        raise argparse.ArgumentTypeError("the number of dice must be 1 to 20")
+    return n
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("calibrate", help="learn the tray (and die size) from an empty frame (and N flat dice)",
+                       description="Find the tray floor in a frame of the empty tray; from an optional frame of "
+                                   "N dice lying flat, apart, learn the die size. Writes a versioned JSON profile.")
+    c.add_argument("--empty", required=True, metavar="IMG", help="frame of the empty tray")
+    c.add_argument("--reference", metavar="IMG", help="frame of N dice lying flat on the tray, apart")
+    c.add_argument("--dice", type=_count, metavar="N", help="how many dice the reference frame shows")
+    c.add_argument("--keep-zone", type=_poly_arg, metavar="X0,Y0,X1,Y1",
+                   help="where set-aside dice may lie outside the tray (default: found automatically when marked)")
+    c.add_argument("--no-keep-zone", action="store_true", help="no keep zone: every die outside the tray is off the tray")
+    c.add_argument("--out", required=True, metavar="CAL.json", help="where to write the profile")
+    c.set_defaults(func=cmd_calibrate)
+
+    r = sub.add_parser("read", help="read the dice in images: faces, or throw again with the reason",
+                       description="Read every die in each image. Without a calibration: any top-down photo of dice "
+                                   "on a contrasting surface.")
+    r.add_argument("images", nargs="+", metavar="IMG")
+    r.add_argument("--calibration", metavar="CAL.json", help="a profile from `yatzycam calibrate`")
+    r.add_argument("--dice", type=_count, metavar="N", help="how many dice there should be (missing / extra)")
+    r.add_argument("--json", action="store_true", help="one JSON object a line")
+    r.set_defaults(func=cmd_read)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from calibration import CalibrationError, calibrate, save
+    from vision.reader import FrameError, load_image
+
+    if args.reference and args.dice is None:
+        raise CalibrationError("--reference needs --dice N (how many dice lie on it)")
+    try:
+        empty = load_image(args.empty)
+        ref = load_image(args.reference) if args.reference else None
+    except FrameError as e:
+        raise CalibrationError(str(e)) from None
+    cal = calibrate(empty, ref, args.dice if ref is not None else None,
+                    keep_zone=args.keep_zone, auto_keep_zone=not args.no_keep_zone)
+    save(cal, args.out)
+    w, h = cal.image_size
+    size = f", die top face about {cal.die_px:.0f} px" if cal.die_px else ", die size: measured in each frame (no reference)"
+    keep = f", keep zone with {len(cal.keep_zone)} corners" if cal.keep_zone else ", no keep zone"
+    print(f"{args.out}: {w}x{h}, tray floor with {len(cal.floor)} corners{size}{keep}")
+    return 0
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    from vision.reader import FrameError, load_image, read
+
+    cal = None
+    if args.calibration:
+        from calibration import load
+
+        cal = load(args.calibration)
+    failed = False
+    for path in args.images:
+        try:
+            reading = read(load_image(path), cal, args.dice)
+        except FrameError as e:
+            failed = True
+            msg = str(e) if str(e).startswith(path) else f"{path}: {e}"
+            print(f"yatzycam read: {msg}", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"image": path, "verdict": "error", "error": msg, "reasons": [], "values": [],
+                                  "dice": [], "ms": 0.0}))
+            continue
+        if args.json:
+            print(json.dumps(reading.to_json(path)))
+        else:
+            faces = " ".join(str(v) for v in reading.values) or "-"
+            line = f"{path}: {reading.verdict} {faces}"
+            if reading.reasons:
+                line += f" (throw again: {', '.join(reading.reasons)})"
+            print(line)
+        sys.stdout.flush()
+    return 2 if failed else 0
