@@ -157,7 +157,7 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
 
     # (big float arrays are updated in place: fresh temporaries of this size cost more than the maths)
     alb8 = np.empty((h, w, 3), np.uint8)
-    alb8[:] = col(tray.table_bgr)
+    cv2.rectangle(alb8, (0, 0), (w - 1, h - 1), col(tray.table_bgr), -1)  # (numpy's 3-channel fill is slow)
     irr = np.full((h, w), lt.ambient + 0.9 * L[2], np.float32)
     buf = np.empty((h, w), np.float32)
     # texture: low-frequency blotches, grain, and wood-ish streaks on the table
