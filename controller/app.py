@@ -632,6 +632,50 @@ class FastClock:
     advance = sleep
 
 
+def advise_view(advisor: Any, view: GameView) -> Any:
+    """The advisor's :class:`~controller.advisor.Advice` for the view's situation, or None."""
+    from controller.advisor import AdviceError
+
+    if view.finished or view.dice is None or view.declared:
+        return None
+    rs = view.rules
+    p = view.player
+    open_ids = [b.id for b, v in zip(rs.boxes, p.boxes) if v is None]
+    yv = p.boxes[rs.box_index(rs.yatzy_box)] if rs.yatzy_box else None
+    try:
+        return advisor.advise(
+            view.dice, open_ids, upper=p.upper, throws_left=min(view.throws_left, rs.throws - 1),
+            bank=view.bank if view.banking else 0, yatzy_value=yv, score=p.total,
+        )
+    except AdviceError:
+        return None
+
+
+def advice_text(advisor: Any) -> Callable[[GameView], str | None]:
+    """For the screen: "keep 5 5 5, throw 3" / "score Yatzy: 50"."""
+
+    def text(view: GameView) -> str | None:
+        a = advise_view(advisor, view)
+        return None if a is None else a.text
+
+    return text
+
+
+def advisor_decision(advisor: Any) -> Callable[[GameView], tuple[list[int] | None, str | None]]:
+    """For the simulated player: (faces to keep, None) or (None, box to score)."""
+
+    def decide(view: GameView) -> tuple[list[int] | None, str | None]:
+        a = advise_view(advisor, view)
+        if a is None:
+            return None, None
+        best = a.best
+        if best.action == "keep" and view.can_throw:
+            return list(best.keep), None
+        return None, best.box
+
+    return decide
+
+
 class Presser(Protocol):
     def press(self, button: str, seconds: float) -> None: ...
 
@@ -909,6 +953,7 @@ def simulated_rig(
     lang: str = "en",
     flicker: float = 0.02,
     timing: AppTiming = AppTiming(),
+    advisor: bool = False,
 ) -> Rig:
     """Everything of the appliance on a simulated tray; ``gpio``: the panel on gpiozero's MockFactory."""
     import numpy as np
@@ -949,8 +994,15 @@ def simulated_rig(
     else:
         panel = Panel(clock, ptiming)
         presser = DirectPresser(panel, ptiming.hold_s)
-    app = App(Game(setup), game_id, store, source, panel, screen or _NullScreen(), clock, calibration, timing=timing, lang=lang)
-    player = SimPlayer(app, source, presser, np.random.default_rng(seed + 1), one_button=one_button, hold_s=ptiming.hold_s)
+    adv = None
+    if advisor:
+        from controller.advisor import Advisor
+
+        adv = Advisor.for_rules(rs, setup.forced_order, setup.banking)
+    app = App(Game(setup), game_id, store, source, panel, screen or _NullScreen(), clock, calibration, timing=timing, lang=lang,
+              advisor=advice_text(adv) if adv else None)
+    player = SimPlayer(app, source, presser, np.random.default_rng(seed + 1), one_button=one_button, hold_s=ptiming.hold_s,
+                       advisor=advisor_decision(adv) if adv else None)
     if keyboard:
         _hook_keyboard(panel, player)
     rig = Rig(app, player, source, panel, store, factory)
@@ -1071,8 +1123,13 @@ def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
         return 130
     from hardware.power import poweroff
 
+    advice = None
+    if cfg.game.advisor:
+        from controller.advisor import Advisor
+
+        advice = advice_text(Advisor.for_rules(game.rules, game.setup.forced_order, game.setup.banking))
     app = App(game, gid, store, source, panel, screen, clock, calibration, watchdog=lambda: dog.feed(clock.now()),
-              reopen=open_camera, lang=cfg.display.language, shutdown=poweroff)
+              reopen=open_camera, lang=cfg.display.language, shutdown=poweroff, advisor=advice)
     notifier.ready("waiting for a throw")
     try:
         app.run()

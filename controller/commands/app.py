@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Never waits for input unless --keyboard.",
     )
     p.add_argument("--rules", default="yatzy", metavar="NAME", help="rule set name or .toml path (default yatzy)")
-    p.add_argument("--players", default=None, metavar="P", help="a count (2) or names (Anna,Bo); default the rule set's")
+    p.add_argument("--players", default="1", metavar="P", help="a count (2) or names (Anna,Bo); default 1")
     p.add_argument("--screen", default="terminal", choices=("terminal", "window", "png"), help="where the screen goes (default terminal)")
     p.add_argument("--out", default=None, metavar="DIR", help="--screen png: the folder for the PNGs (default the current one)")
     p.add_argument("--keyboard", action="store_true", help="you are the panel: space throws, m menu, q quits (see the key help)")
@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cocked", type=float, default=0.06, help="share of throws with a cocked die (default 0.06)")
     p.add_argument("--off", type=float, default=0.04, help="share of throws with a die off the tray (default 0.04)")
     p.add_argument("--buttons", choices=("one", "all"), default="one", help="the simulated player uses the THROW button alone (default) or all four")
+    p.add_argument("--advisor", action="store_true", help="the simulated player follows the advisor, and the screen shows its advice (the first run of a rule set builds its table)")
     p.add_argument("--quiet", action="store_true", help="print only the totals")
     p.set_defaults(func=cmd_demo)
 
@@ -74,6 +75,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 cocked_rate=args.cocked,
                 off_rate=args.off,
                 lang=args.lang,
+                advisor=args.advisor,
             )
         except RulesError as e:
             raise UserError(str(e)) from None

@@ -353,3 +353,28 @@ def test_whole_maxi_game_all_buttons(tmp_path):
 def test_whole_special8_game(tmp_path):
     r, stats, rep = play_whole_game(tmp_path, "special8", seed=13)
     assert stats["bank_max"] <= 6
+
+
+def test_press_while_reading_is_not_counted_twice(tmp_path):
+    with rig(tmp_path, seed=3) as r:
+        r.app.refresh()
+        capture = r.source.capture
+        presses = []
+
+        def capture_with_impatient_finger():
+            if not presses:  # the player presses again while the tray is being read
+                presses.append(1)
+                pin = r.factory.pin(A.DEMO_PINS["throw"])
+                pin.drive_low()
+                r.app.clock.advance(0.1)
+                pin.drive_high()
+            return capture()
+
+        r.source.capture = capture_with_impatient_finger
+        r.source.throw()
+        r.app.clock.advance(1.0)
+        press(r)
+        assert presses and r.app.panel.ignored == 1
+        assert not r.app.panel.pending()
+        assert len(r.app.stats.results) == 1  # one press, one reading
+        assert len(r.app.game.events) <= 1
