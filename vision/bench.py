@@ -1,0 +1,186 @@
+"""`yatzycam bench` section "vision": accuracy on rendered scenes and real photos, and speed.
+
+Rendered scenes (vision.synthetic): 5, 6 and 8 dice, half at 1280x960 and half at
+640x480, about 55% clean, 20% cocked, 15% off the tray, 10% with a die missing.
+Each scene is calibrated like the appliance is: from a frame of its empty tray
+and a reference frame of its dice lying flat (same tray, light, camera, dice).
+Renders are cached under $YATZYCAM_BENCH_CACHE (default /tmp/yatzycam-bench) so
+a second run only reads; `python -m vision.bench --render N` fills the cache.
+
+Real photos (../shared/data/dice-photos/images, no calibration): per-die
+precision and recall (a die is right when its centre lies in a labelled box of
+the same face) and the exact multiset per photo.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+PHOTOS = Path(os.environ.get("YATZYCAM_PHOTOS", "/work/shared/data/dice-photos"))
+CACHE = Path(os.environ.get("YATZYCAM_BENCH_CACHE", "/tmp/yatzycam-bench")) / "v1"
+FULL_SCENES = 2000
+QUICK_SCENES = 300
+
+
+@dataclass(frozen=True)
+class Case:
+    index: int
+    size: tuple[int, int]
+    n_dice: int
+    condition: str
+    seed: int
+
+
+def cases(n: int) -> list[Case]:
+    """The bench's scenes, the same on every run: conditions 55/20/15/10, sizes and counts interleaved."""
+    out = []
+    for i in range(n):
+        u = (i * 0.6180339887) % 1.0  # evenly spread, deterministic
+        cond = "clean" if u < 0.55 else "cocked" if u < 0.75 else "off_tray" if u < 0.90 else "missing"
+        size = (1280, 960) if i % 2 == 0 else (640, 480)
+        out.append(Case(i, size, (5, 6, 8)[(i // 2) % 3], cond, 1000 + i))
+    return out
+
+
+def _paths(c: Case) -> tuple[Path, Path, Path, Path]:
+    stem = CACHE / f"{c.index:05d}-{c.size[0]}-{c.n_dice}-{c.condition}-{c.seed}"
+    return (stem.with_name(stem.name + ".png"), stem.with_name(stem.name + "-empty.png"),
+            stem.with_name(stem.name + "-ref.png"), stem.with_name(stem.name + ".truth.json"))
+
+
+def render_case(c: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray, object]:
+    """(frame, empty frame, reference frame, truth) of a case, from the cache or rendered now."""
+    from vision import synthetic as S
+
+    fp, ep, rp, tp = _paths(c)
+    if fp.exists() and ep.exists() and rp.exists() and tp.exists():
+        frame, empty, ref = (cv2.imread(str(p)) for p in (fp, ep, rp))
+        if frame is not None and empty is not None and ref is not None:
+            return frame, empty, ref, json.loads(tp.read_text())
+    rng = np.random.default_rng(c.seed)
+    scene = S.random_scene(rng, c.n_dice, c.size, c.condition)
+    ref_scene = S.reference_scene(
+        rng, c.n_dice, c.size, tray=scene.tray, lighting=scene.lighting, die_size=scene.dice[0].size_px,
+        camera_height=scene.camera_height, style=tuple(d.style for d in scene.dice), noise=scene.noise,
+        blur=scene.blur, jpeg_quality=scene.jpeg_quality)
+    frame, empty, ref = S.render(scene), S.render_empty(scene), S.render(ref_scene)
+    truth = {"truth": S.truth(scene).as_json(), "keep_zone": scene.keep_zone, "expected_n": scene.expected_n}
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for p, img in ((fp, frame), (ep, empty), (rp, ref)):
+        tmp = p.with_name(p.stem + ".tmp.png")
+        cv2.imwrite(str(tmp), img, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+        os.replace(tmp, p)
+    tp.write_text(json.dumps(truth))
+    return frame, empty, ref, truth
+
+
+def _scenes(n: int) -> dict:
+    from calibration import CalibrationError, calibrate
+    from vision.reader import read
+
+    tally = {k: [0, 0] for k in ("clean", "cocked", "off_tray", "missing")}  # [caught/exact, total]
+    with_reason = {k: 0 for k in ("cocked", "off_tray", "missing")}
+    silent = 0
+    cal_fail = 0
+    ms_big: list[float] = []
+    ms_small: list[float] = []
+    silent_cases: list[int] = []
+    for c in cases(n):
+        frame, empty, ref, t = render_case(c)
+        truth = t["truth"]
+        t_values = tuple(truth["values"])
+        try:
+            cal = calibrate(empty, ref, c.n_dice)
+        except CalibrationError:
+            cal_fail += 1
+            cal = calibrate(empty)  # the reader measures the dice itself
+        r = read(frame, cal, c.n_dice)
+        (ms_big if c.size[0] == 1280 else ms_small).append(r.ms) if c.n_dice == 8 else None
+        tally[c.condition][1] += 1
+        if c.condition == "clean":
+            tally["clean"][0] += int(r.verdict == "ok" and r.values == t_values)
+        else:
+            tally[c.condition][0] += int(r.verdict == "reroll")
+            with_reason[c.condition] += int(c.condition in r.reasons)
+        wrong = r.verdict == "ok" and (truth["verdict"] != "ok" or r.values != t_values)
+        if wrong:
+            silent += 1
+            silent_cases.append(c.index)
+    out: dict = {"scenes": n, "calibration_failed": cal_fail}
+    for k, (good, tot) in tally.items():
+        name = "clean_read_exactly" if k == "clean" else f"{k}_caught"
+        out[name] = f"{good}/{tot} = {good / max(1, tot):.2%}"
+    for k, v in with_reason.items():
+        out[f"{k}_with_that_reason"] = f"{v}/{tally[k][1]}"
+    out["silent_wrong"] = f"{silent}/{n} = {silent / max(1, n):.2%}"
+    if silent_cases:
+        out["silent_wrong_cases"] = silent_cases[:20]
+    out["median_ms_8_dice_1280x960"] = round(statistics.median(ms_big), 1) if ms_big else None
+    out["median_ms_8_dice_640x480"] = round(statistics.median(ms_small), 1) if ms_small else None
+    out["frames_timed"] = f"{len(ms_big)} + {len(ms_small)}"
+    return out
+
+
+def _photos(step: int) -> dict:
+    from vision.reader import read
+
+    labels = [json.loads(line) for line in (PHOTOS / "labels.jsonl").read_text().splitlines() if line.strip()]
+    labels = [r for r in labels if r["image"].startswith("images/")][::step]
+    tp = fp = n_lab = exact = 0
+    for r in labels:
+        img = cv2.imread(str(PHOTOS / r["image"]))
+        reading = read(img)
+        boxes = r["boxes"]
+        n_lab += len(boxes)
+        hit: set[int] = set()
+        for d in reading.dice:
+            x, y = d.center
+            ok = [k for k, b in enumerate(boxes) if b[0] <= x <= b[2] and b[1] <= y <= b[3] and b[4] == d.value
+                  and k not in hit]
+            if ok:
+                tp += 1
+                hit.add(ok[0])
+            else:
+                fp += 1
+        exact += int(sorted(d.value for d in reading.dice) == sorted(r["values"]))
+    return {"photos": len(labels), "labelled_dice": n_lab, "read": tp + fp,
+            "precision": round(tp / max(1, tp + fp), 4), "recall": round(tp / max(1, n_lab), 4),
+            "multiset_exact": f"{exact}/{len(labels)} = {exact / max(1, len(labels)):.1%}"}
+
+
+def bench(quick: bool) -> dict:
+    cv2.setNumThreads(1)  # one core, as asked
+    t0 = time.perf_counter()
+    out: dict = {}
+    if (PHOTOS / "labels.jsonl").exists():
+        out["photos_no_calibration"] = _photos(4 if quick else 1)
+    else:
+        out["photos_no_calibration"] = {"missing": str(PHOTOS)}
+    out["rendered_scenes"] = _scenes(QUICK_SCENES if quick else FULL_SCENES)
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """`python -m vision.bench --render N [--start K] [--step S]`: fill the render cache."""
+    n = int(argv[argv.index("--render") + 1]) if "--render" in argv else FULL_SCENES
+    start = int(argv[argv.index("--start") + 1]) if "--start" in argv else 0
+    step = int(argv[argv.index("--step") + 1]) if "--step" in argv else 1
+    cv2.setNumThreads(1)
+    for c in cases(n)[start::step]:
+        render_case(c)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
