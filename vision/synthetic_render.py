@@ -60,14 +60,9 @@ def _lowfreq(rng: np.random.Generator, h: int, w: int, cell: int) -> np.ndarray:
 
 
 def _fill(mask: np.ndarray, poly: np.ndarray, value: float = 1.0) -> None:
+    """Polygon onto a float mask (hard-edged: OpenCV anti-aliases only 8-bit images; blur it after)."""
     pts = np.round(np.asarray(poly) * 16).astype(np.int32)
-    cv2.fillPoly(mask, [pts], value, lineType=cv2.LINE_AA, shift=4)
-
-
-def _poly_mask(h: int, w: int, poly: np.ndarray) -> np.ndarray:
-    m = np.zeros((h, w), np.float32)
-    _fill(m, poly)
-    return m
+    cv2.fillPoly(mask, [pts], value, lineType=cv2.LINE_8, shift=4)
 
 
 def _blend(img: np.ndarray, mask: np.ndarray, colour: np.ndarray) -> None:
