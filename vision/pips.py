@@ -51,7 +51,7 @@ def hats(gray: np.ndarray, kernel: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: float,
-           min_round: float) -> list[Pip]:
+           min_round: float, min_elong: float = 0.45) -> list[Pip]:
     # the threshold rises above the surface's own texture (felt, wood grain, noise)
     small = resp[::4, ::4]
     t_low = max(t_low, 4.0 * float(np.median(small)) + 2.0)
@@ -93,7 +93,7 @@ def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: floa
             (cx, cy), (ma, mi), _ = cv2.fitEllipse(c)
             elong = min(ma, mi) / max(ma, mi, 1e-6)
             rnd = min(1.0, circ) * solidity
-            if rnd < min_round or elong < 0.45:
+            if rnd < min_round or elong < min_elong:
                 continue
             m = cv2.moments(c)
             if m["m00"] <= 0:
@@ -104,10 +104,13 @@ def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: floa
 
 
 def find_pips(bh: np.ndarray, th: np.ndarray, min_r: float, max_r: float,
-              t_low: float = 18.0, min_round: float = 0.72) -> list[Pip]:
-    """Round spots of either polarity with radius in [min_r, max_r] pixels, from `hats(gray, k)`."""
+              t_low: float = 18.0, min_round: float = 0.72, min_elong: float = 0.45) -> list[Pip]:
+    """Round spots of either polarity with radius in [min_r, max_r] pixels, from `hats(gray, k)`.
+
+    `min_elong` (minor / major axis) lets squashed spots in: the pips on a side face."""
     out: list[Pip] = []
-    for p in _blobs(bh, True, t_low, min_r, max_r, min_round) + _blobs(th, False, t_low, min_r, max_r, min_round):
+    for p in (_blobs(bh, True, t_low, min_r, max_r, min_round, min_elong)
+              + _blobs(th, False, t_low, min_r, max_r, min_round, min_elong)):
         if not any(q.dark == p.dark and math.hypot(q.x - p.x, q.y - p.y) < 0.5 * max(p.r, q.r) for q in out):
             out.append(p)
     return out

@@ -156,6 +156,7 @@ class Detection:
     leftover: tuple[int, ...]
     scale: float  # working copy = frame * scale
     a: float | None  # corner-pip offset in working pixels (known or measured)
+    side: tuple[Pip, ...] = ()  # squashed spots: pips seen on a side face
 
 
 def _scaled(gray: np.ndarray, scale: float) -> np.ndarray:
@@ -177,14 +178,17 @@ def detect(frame: np.ndarray, a_px: float, known: bool) -> Detection:
     a = a_px * scale
     work = _scaled(frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), scale)
     dark, light = hats(work, _odd(1.4 * a))  # wider than a pip, narrower than a die (its body must survive)
-    pips = find_pips(dark, light, min_r=max(1.0, 0.12 * a), max_r=0.7 * a, t_low=14.0)
+    spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
+    # a top face is seen square-on (it is parallel to the sensor); squashed spots are on side faces
+    pips = [p for p in spots if p.elong >= 0.6 and p.round >= 0.72 and p.r >= 0.12 * a]
+    side = tuple(p for p in spots if p not in pips and p.r >= 0.1 * a)
     lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None)
     g = group(pips, dark, light, lim)
     faces = g.faces
     if not known:
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
         a = float(np.median(big)) if big else None
-    return Detection(faces, tuple(pips), g.leftover, scale, a)
+    return Detection(faces, tuple(pips), g.leftover, scale, a, side)
 
 
 def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095, 0.013, 0.0175, 0.0235)) -> float | None:
@@ -194,7 +198,7 @@ def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095,
     for f in fractions:
         det = detect(frame, f * w, True)
         faces = [x for x in det.faces if x.value >= 2]
-        score = sum(x.value for x in faces)
+        score = sum(x.value * x.value for x in faces)  # a four beats two twos made of its sides
         if faces and (best is None or score > best[0]):
             big = [x.a for x in faces if x.value >= 4] or [x.a for x in faces]
             best = (score, float(np.median(big)) / det.scale)
@@ -209,6 +213,14 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     k = det.scale
     a = det.a if det.a else 7.0
     die = 3.6 * a / k  # top face side, frame pixels
+    h, w = gray.shape
+    nadir = ((w - 1) / 2 * k, (h - 1) / 2 * k)  # the camera looks straight down at the frame's centre
+    face_pips = [det.pips[i] for f in det.faces for i in f.pips]
+    ref_r = float(np.median([p.r for p in face_pips])) if face_pips else 0.35 * a
+    ref_c = float(np.median([p.contrast for p in face_pips])) if face_pips else 40.0
+    loose = [det.pips[i] for i in det.leftover
+             if det.pips[i].r >= 0.6 * ref_r and det.pips[i].contrast >= 0.5 * ref_c]
+    side = [p for p in det.side if p.contrast >= 0.4 * ref_c] + loose
     dice: list[DieReading] = []
     for f in det.faces:
         x, y = f.cx / k, f.cy / k
@@ -216,23 +228,17 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         if tray.distance(cal.floor, x, y) < -0.2 * die and not (
                 cal.keep_zone is not None and tray.distance(cal.keep_zone, x, y) > -0.2 * die):
             status = "off_tray"
-        elif f.fit.aniso < 0.9:
-            status = "cocked"
+        elif f.value >= 4 and f.fit.aniso < 0.93:
+            status = "cocked"  # the top face is foreshortened: it is tilted
+        elif any(_side_of(f, p, nadir, a) for p in side):
+            status = "cocked"  # pips of a side face show where perspective cannot show one
+        elif any(g is not f and math.hypot(g.cx - f.cx, g.cy - f.cy) < 3.0 * a for g in det.faces):
+            status = "unreadable"  # two faces closer than one die: one of them is not what it seems
         dice.append(DieReading(f.value if status == "ok" else None, (x, y), status))
-    # pips no face explains: a tilted die's side face, or a die that cannot be read
-    face_pips = [det.pips[i] for f in det.faces for i in f.pips]
-    ref_r = float(np.median([p.r for p in face_pips])) if face_pips else 0.35 * a
-    ref_c = float(np.median([p.contrast for p in face_pips])) if face_pips else 40.0
-    loose = [det.pips[i] for i in det.leftover
-             if det.pips[i].r >= 0.6 * ref_r and det.pips[i].contrast >= 0.5 * ref_c]
+    # pips no face explains and no side face explains: a die that cannot be read
+    loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in det.faces)]
     clusters: list[list[Pip]] = []
     for p in loose:
-        near = [j for j, f in enumerate(det.faces) if math.hypot(p.x - f.cx, p.y - f.cy) < 2.6 * a]
-        if near:
-            j = near[0]
-            if dice[j].status == "ok":
-                dice[j] = DieReading(None, dice[j].center, "cocked")
-            continue
         for c in clusters:
             if any(math.hypot(p.x - q.x, p.y - q.y) < 3.0 * a for q in c):
                 c.append(p)
@@ -248,6 +254,25 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             status = "off_tray"
         dice.append(DieReading(None, (x, y), status))
     return dice, ()
+
+
+def _side_of(f: Face, p: Pip, nadir: tuple[float, float], a: float) -> bool:
+    """Is spot `p` on a side face of the die whose top face is `f`, on a side that only a tilt shows?
+
+    A flat die away from the frame's centre shows the side facing the centre
+    (perspective); any other side showing means the die leans."""
+    dx, dy = p.x - f.cx, p.y - f.cy
+    d = math.hypot(dx, dy)
+    if not (1.5 * a < d < 3.3 * a):
+        return False
+    u, v = f.fit.to_face(p.x, p.y)
+    if max(abs(u), abs(v)) < 1.6:
+        return False  # on the top face itself
+    cx, cy = nadir[0] - f.cx, nadir[1] - f.cy
+    dc = math.hypot(cx, cy)
+    if dc > 4 * a and (dx * cx + dy * cy) / (d * dc) > 0.5:
+        return False  # toward the centre: the side perspective shows
+    return True
 
 
 def _read_free(gray: np.ndarray) -> tuple[list[DieReading], tuple[str, ...]]:
