@@ -215,22 +215,19 @@ class PiCameraSource(FrameSource):
             self.close()
             raise CameraError(f"the Pi camera did not start: {e}") from e
 
-    def capture(self) -> np.ndarray:
+    def _array(self, stream: str) -> np.ndarray:
         if self._cam is None:
             raise CameraError("the Pi camera is closed")
         try:
-            arr = self._cam.capture_array("main")
+            return self._cam.capture_array(stream)
         except Exception as e:  # noqa: BLE001
             raise CameraError(f"capture failed: {e}") from e
-        return np.ascontiguousarray(arr[:, :, :3])
+
+    def capture(self) -> np.ndarray:
+        return np.ascontiguousarray(self._array("main")[:, :, :3])
 
     def capture_small(self) -> np.ndarray:
-        if self._cam is None:
-            raise CameraError("the Pi camera is closed")
-        try:
-            arr = self._cam.capture_array("lores")
-        except Exception as e:  # noqa: BLE001
-            raise CameraError(f"capture failed: {e}") from e
+        arr = self._array("lores")
         w, h = self.small
         return np.ascontiguousarray(arr[:h, :w])  # the Y plane of YUV420
 

@@ -73,14 +73,19 @@ def press(r, seconds=0.12, button="throw"):
         r.app.step(0)
 
 
+def throw_and_press(r, wait=1.0):
+    """The dice thrown on the simulated tray; THROW pressed once they lie still."""
+    r.source.throw()
+    r.app.clock.advance(wait)
+    press(r)
+
+
 def throw_through_panel(r, tries=3):
     """Throw the simulated dice and press THROW; after ``tries`` rerolls of a clean scene
     (the camera keeps misreading) enter the dice by hand from the panel, as a player would."""
     app = r.app
     for _ in range(tries):
-        r.source.throw()
-        app.clock.advance(1.0)
-        press(r)
+        throw_and_press(r)
         check_leds(r)
         if app.last_result.outcome == "throw":
             if tuple(sorted(app.last_result.values)) != r.source.table.truth.values:
@@ -117,14 +122,13 @@ def test_a_few_turns_leds_follow_the_game(tmp_path):
             assert pad[rs.box_index(box)] == rs.score(faces)[box]
 
 
-def test_cocked_throw_uses_no_throw_and_blinks(tmp_path):
-    with rig(tmp_path, seed=2, cocked=1.0) as r:
+@pytest.mark.parametrize("cocked, off, reason", [(1.0, 0.0, "cocked"), (0.0, 1.0, "off_tray")])
+def test_cocked_or_off_tray_throw_uses_no_throw_and_blinks(tmp_path, cocked, off, reason):
+    with rig(tmp_path, seed=2, cocked=cocked, off=off) as r:
         r.app.refresh()
-        r.source.throw()
-        r.app.clock.advance(1.0)
-        press(r)
+        throw_and_press(r)
         res = r.app.last_result
-        assert r.source.table.truth.reasons == ("cocked",)  # the scene really has a cocked die
+        assert r.source.table.truth.reasons == (reason,)  # the scene really has that die
         assert res.outcome == "reroll" and res.reasons
         assert r.app.game.throws_left == 3 and r.app.game.dice is None
         assert r.store.events(r.app.game_id) == []
@@ -137,17 +141,6 @@ def test_cocked_throw_uses_no_throw_and_blinks(tmp_path):
         assert seen == {(True, True, True), (False, False, False)}
         r.app.clock.advance(3.0)
         check_leds(r)
-
-
-def test_off_tray_throw_uses_no_throw(tmp_path):
-    with rig(tmp_path, seed=5, off=1.0) as r:
-        r.app.refresh()
-        r.source.throw()
-        r.app.clock.advance(1.0)
-        press(r)
-        assert r.source.table.truth.reasons == ("off_tray",)
-        assert r.app.last_result.outcome == "reroll" and r.app.last_result.reasons
-        assert r.app.game.throws_left == 3 and not r.store.events(r.app.game_id)
 
 
 def test_press_during_roll_waits_for_still_tray(tmp_path):
@@ -164,10 +157,8 @@ def test_press_during_roll_waits_for_still_tray(tmp_path):
 def test_camera_failure_is_shown_retried_and_changes_nothing(tmp_path):
     with rig(tmp_path, seed=3) as r:
         r.app.refresh()
-        r.source.throw()
-        r.app.clock.advance(1.0)
         r.source.fail_next = 100
-        press(r)
+        throw_and_press(r)
         assert r.app.last_result.outcome == "camera"
         assert r.app.stats.camera_errors == r.app.timing.camera_retries
         assert any("camera" in (v.notice or "") for v in r.app.screen.views)
@@ -198,9 +189,7 @@ def test_read_again_same_dice_spends_no_throw(tmp_path):
     with rig(tmp_path, seed=8) as r:
         r.app.refresh()
         for _ in range(12):  # until the camera reads a throw (rerolls use no throw)
-            r.source.throw()
-            r.app.clock.advance(1.0)
-            press(r)
+            throw_and_press(r)
             if r.app.last_result.outcome == "throw":
                 break
         assert r.app.last_result.outcome == "throw", "the reader accepted none of 12 throws"
@@ -236,6 +225,8 @@ def test_special8_bank_cap_and_overflow_on_leds(tmp_path):
         app.record({"score": box})
         assert app.game.bank == 4
         check_leds(r)
+        app.clock.advance(3.0)  # past any reroll blinking
+        app.panel.tick()
         assert lit(r, A.DEMO_LEDS_BANK) == (True,) * 4 + (False,) * 2
         assert rs.bank_cap == 6
 
