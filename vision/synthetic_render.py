@@ -298,12 +298,14 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     t = tmin[sel]
     b = np.float32(a - rr)
     rrf = np.float32(rr)
-    dmin = np.full(t.shape, np.inf, np.float32)
+    dmin = np.full(t.shape, np.inf, np.float32)  # closest approach: coverage of edge pixels
     tbest = t.copy()
-    texit = tmax[sel] + np.float32(1.0)
-    act = np.arange(t.size)
+    act = np.arange(t.size)  # rays still marching, with their state alongside
     ax, ay, az, at = dx, dy, dz, t.copy()
-    for it in range(_ITERS):
+    aexit = tmax[sel] + np.float32(1.0)
+    adm = dmin.copy()
+    atb = t.copy()
+    for _ in range(_ITERS):
         qx = np.abs(o[0] + at * ax) - b
         qy = np.abs(o[1] + at * ay) - b
         qz = np.abs(o[2] + at * az) - b
@@ -312,17 +314,23 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
         np.maximum(qy, 0.0, out=qy)
         np.maximum(qz, 0.0, out=qz)
         dist = np.sqrt(qx * qx + qy * qy + qz * qz) + inner - rrf
-        cur = dmin[act]
-        better = dist < cur
-        dmin[act] = np.where(better, dist, cur)
-        tbest[act] = np.where(better, at, tbest[act])
-        at = at + dist
-        # rays that hit (converged) or left the die's box are done
-        go = np.nonzero((dist > 0.02) & (at < texit[act]))[0]
-        if go.size == 0:
-            break
-        if go.size < act.size:
-            act, ax, ay, az, at = act[go], ax[go], ay[go], az[go], at[go]
+        better = dist < adm
+        adm = np.where(better, dist, adm)
+        atb = np.where(better, at, atb)
+        at += dist
+        go = (dist > 0.02) & (at < aexit)  # not yet on the surface, not yet out of the die's box
+        if not go.all():
+            done = ~go
+            dmin[act[done]] = adm[done]
+            tbest[act[done]] = atb[done]
+            keep = np.nonzero(go)[0]
+            if keep.size == 0:
+                act = keep
+                break
+            act, ax, ay, az, at, aexit, adm, atb = (x[keep] for x in (act, ax, ay, az, at, aexit, adm, atb))
+    if act.size:
+        dmin[act] = adm
+        tbest[act] = atb
     t = tbest
     pix = (H - P[2]) / H  # one image pixel in world units at the die's height
     alpha = np.clip(1.0 - dmin / np.float32(pix), 0.0, 1.0)
