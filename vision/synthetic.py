@@ -108,6 +108,7 @@ class Tray:
     rim_width: float
     wall_height: float
     table_bgr: tuple[int, int, int]
+    nadir: Point | None = None  # the camera's nadir it was laid out under (reused when the tray is reused)
 
 
 @dataclass(frozen=True)
@@ -478,7 +479,7 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
     if kw.get("nadir") is not None:
         nadir = np.array(kw["nadir"], dtype=np.float64)
     elif tray is not None:
-        nadir = ic
+        nadir = np.array(tray.nadir, dtype=np.float64) if tray.nadir is not None else ic
     else:  # the camera is mounted roughly, not exactly, above the middle
         nadir = ic + rng.uniform(-0.03, 0.03, 2) * np.array([w, h])
     styles = kw.get("style")
@@ -531,7 +532,7 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
             outer = offset_convex(floor, rim)
         tray = Tray(shape, _tuple_poly(floor), _tuple_poly(outer), felt, FELTS[felt],
                     tuple(int(v) for v in RIMS[rng.integers(len(RIMS))]), float(rim), float(wall),
-                    tuple(int(v) for v in TABLES[rng.integers(len(TABLES))]))
+                    tuple(int(v) for v in TABLES[rng.integers(len(TABLES))]), (float(nadir[0]), float(nadir[1])))
         if keep:
             proj = c + (np.array(tray.outer) - c) * grow
             x0 = float(proj[:, 0].max()) + die * 0.6

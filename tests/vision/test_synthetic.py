@@ -201,6 +201,9 @@ def test_reference_scene_like_a_scene_is_taken_on_the_same_table():
     ref = S.reference_scene(np.random.default_rng(1), 6, like=sc)
     assert (ref.tray, ref.lighting, ref.camera_height, ref.size, ref.center) == (sc.tray, sc.lighting, sc.camera_height, sc.size, sc.center)
     assert {d.size_px for d in ref.dice} == {sc.die_size} and S.truth(ref).verdict == "ok"
+    # handing over the tray alone keeps the camera too
+    again = S.reference_scene(np.random.default_rng(1), 6, (640, 480), tray=sc.tray, lighting=sc.lighting)
+    assert again.center == sc.center
     empty = S.empty_scene(sc)
     assert empty.dice == () and empty.die_size == sc.die_size and empty.tray == sc.tray
     table = S.SimTable(5, np.random.default_rng(2), size=(640, 480))
