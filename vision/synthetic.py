@@ -465,6 +465,12 @@ def _contrast(a: tuple[int, int, int], b: tuple[int, int, int], least: float = 7
     return math.dist(a, b) >= least
 
 
+def _rim_for(rng: np.random.Generator, felt_bgr: tuple[int, int, int]) -> tuple[int, int, int]:
+    """A rim colour that can be told from the felt (a tray maker's choice, and the floor's edge shows)."""
+    rims = [r for r in RIMS if _contrast(r, felt_bgr, 60.0)] or list(RIMS)
+    return tuple(int(v) for v in rims[int(rng.integers(len(rims)))])
+
+
 def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **kw) -> _Setup:
     bad = set(kw) - set(_SETUP_KEYS)
     if bad:
@@ -531,7 +537,7 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
             floor = c + (floor - c) * f
             outer = offset_convex(floor, rim)
         tray = Tray(shape, _tuple_poly(floor), _tuple_poly(outer), felt, FELTS[felt],
-                    tuple(int(v) for v in RIMS[rng.integers(len(RIMS))]), float(rim), float(wall),
+                    _rim_for(rng, FELTS[felt]), float(rim), float(wall),
                     tuple(int(v) for v in TABLES[rng.integers(len(TABLES))]), (float(nadir[0]), float(nadir[1])))
         if keep:
             proj = c + (np.array(tray.outer) - c) * grow
