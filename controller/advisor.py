@@ -301,17 +301,21 @@ class Advisor:
         opts: list[Option] = []
         legal, extra = rs.options(faces, open_ids, yatzy_value, self.forced)
         nb = bank_after_stop(rs, bank, h) if (self.banking and len(open_ids) > 1) else 0
-        for bid, pts in legal.items():
+        items = list(legal.items())
+        nexts = []  # (mask, capped upper, flag) after each legal score, and its reward
+        for bid, pts in items:
             b = rs.box_index(bid)
-            f = m.face[b]
             u2, rew = u, pts + extra
-            if f and m.T:
+            if m.face[b] and m.T:
                 u2 = min(u + pts, m.T)
                 rew += m.bonus if (u < m.T <= u + pts) else 0
             a2 = (1 if pts > 0 else 0) if (b == m.yb and m.A > 1) else armed
-            after = float(self.future(np.array([mask & ~(1 << b)], np.int64), np.array([u2]), np.array([a2]))[0])
-            val = score + rew + after + self.throw_value * nb
-            label = rs.boxes[b].label(lang)
+            nexts.append((mask & ~(1 << b), u2, a2, rew))
+        nx = np.array(nexts, np.int64).reshape(-1, 4)
+        after = self.future(nx[:, 0], nx[:, 1], nx[:, 2]) if len(nx) else np.zeros(0)
+        for (bid, pts), rew, aft in zip(items, nx[:, 3].tolist(), after.tolist()):
+            val = score + rew + aft + self.throw_value * nb
+            label = rs.box(bid).label(lang)
             bonus_txt = f" + {extra} bonus" if extra else ""
             opts.append(Option("score", val, f"score {label}: {pts}{bonus_txt}", box=bid, points=int(pts)))
         if h > 0:

@@ -21,6 +21,7 @@ import numpy as np
 from controller import rules as R
 
 NEG = -np.inf
+WIDE = 16  # up to this many states, the keep recursions use one gather per level
 
 # future(masks, uppers, armed) -> value of the state after a score, for each state
 Future = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -90,9 +91,13 @@ class DiceSpace:
         ek = np.empty((K, best.shape[1]))
         a, b = self.seg[self.n]
         ek[a:b] = best
+        few = best.shape[1] <= WIDE
         for j in range(self.n - 1, -1, -1):
             a, b = self.seg[j]
             ch = self.child[a:b]
+            if few:  # one gather per level: fewer numpy calls for one or a few states
+                ek[a:b] = ek[ch].sum(axis=1) * (1.0 / 6.0)
+                continue
             acc = ek[ch[:, 0]]
             for f in range(1, 6):
                 acc += ek[ch[:, f]]
@@ -103,6 +108,8 @@ class DiceSpace:
     def best_proper_keep(self, ek: np.ndarray) -> np.ndarray:
         """[K, N] keep values -> [R, N] best value over the keeps that throw at least one die."""
         K = self.size
+        if ek.shape[1] <= WIDE:
+            return self._best_proper_keep_few(ek)
         best = np.empty((K, ek.shape[1]))
         best[0] = ek[0]
         for j in range(1, self.n + 1):
@@ -117,6 +124,19 @@ class DiceSpace:
                 if m is not None:
                     np.maximum(g, m[rows], out=g)
                 out[rows] = g
+        a, b = self.seg[self.n]
+        return best[a:b]
+
+    def _best_proper_keep_few(self, ek: np.ndarray) -> np.ndarray:
+        """As best_proper_keep, one gather per level (parents padded with a -inf row)."""
+        K = self.size
+        best = np.empty((K + 1, ek.shape[1]))
+        best[K] = NEG
+        best[0] = ek[0]
+        for j in range(1, self.n + 1):
+            a, b = self.seg[j]
+            g = best[self.parent[a:b]].max(axis=1)
+            best[a:b] = np.maximum(g, ek[a:b]) if j < self.n else g
         a, b = self.seg[self.n]
         return best[a:b]
 
@@ -213,6 +233,11 @@ class PadModel:
         upper_vals: dict[int, np.ndarray] = {}
         lower_w: dict[int, np.ndarray] = {}
         opened: dict[int, np.ndarray] = {}
+        # the value after scoring each plain lower box, all in one call of future
+        plain = [b for b in range(self.B) if not self.face[b] and b != self.yb]
+        if plain:
+            nms = np.concatenate([masks & ~np.int64(1 << b) for b in plain])
+            after_plain = dict(zip(plain, future(nms, np.tile(us, len(plain)), np.tile(armed, len(plain))).reshape(len(plain), N)))
         for b in range(self.B):
             bit = np.int64(1 << b)
             op = (masks & bit) != 0
@@ -223,15 +248,14 @@ class PadModel:
             nm = masks & ~bit
             f = self.face[b]
             if f:
-                vals = np.empty((n + 1, N))
-                for c in range(n + 1):
-                    s = f * c
-                    if T:
-                        u2 = np.minimum(us + s, T)
-                        rew = s + self.bonus * ((us < T) & (us + s >= T))
-                    else:
-                        u2, rew = us, s
-                    vals[c] = rew + future(nm, u2, armed)
+                s = f * np.arange(n + 1)[:, None]  # points for c = 0..n dice of f
+                if T:
+                    u2 = np.minimum(us[None, :] + s, T)
+                    rew = s + self.bonus * ((us[None, :] < T) & (us[None, :] + s >= T))
+                else:
+                    u2, rew = np.broadcast_to(us, (n + 1, N)), s
+                after = future(np.tile(nm, n + 1), u2.reshape(-1), np.tile(armed, n + 1))
+                vals = rew + after.reshape(n + 1, N)
                 upper_vals[b] = vals
                 v = vals.copy()
                 v[:, ~allowed] = NEG
@@ -243,7 +267,7 @@ class PadModel:
                 cand = np.where(s > 0, s + v1[None, :], v0[None, :])
                 cand[:, ~allowed] = NEG
             else:
-                w = future(nm, us, armed)
+                w = after_plain[b]
                 lower_w[b] = w
                 w = np.where(allowed, w, NEG)
                 cand = self.S[:, b, None] + w[None, :]
