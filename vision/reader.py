@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
 
 WORK_A = 11.0  # corner-pip offset on the working copy, pixels (pips 4-9 px wide)
+DIE_OVER_A = 3.9  # die side / corner-pip offset
+CAMERA_HEIGHT = 32.0  # camera height over the floor in die sides (a Pi camera ~0.5 m over 16 mm dice)
 STATUSES = ("ok", "cocked", "off_tray", "unreadable")
 REASONS = ("cocked", "off_tray", "missing", "extra", "unreadable")
 
@@ -212,7 +214,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None)
     k = det.scale
     a = det.a if det.a else 7.0
-    die = 3.6 * a / k  # top face side, frame pixels
+    die = DIE_OVER_A * a / k  # top face side, frame pixels
     h, w = gray.shape
     nadir = ((w - 1) / 2 * k, (h - 1) / 2 * k)  # the camera looks straight down at the frame's centre
     face_pips = [det.pips[i] for f in det.faces for i in f.pips]
@@ -271,7 +273,11 @@ def _side_of(f: Face, p: Pip, nadir: tuple[float, float], a: float) -> bool:
     cx, cy = nadir[0] - f.cx, nadir[1] - f.cy
     dc = math.hypot(cx, cy)
     if dc > 4 * a and (dx * cx + dy * cy) / (d * dc) > 0.5:
-        return False  # toward the centre: the side perspective shows
+        # toward the centre: perspective shows that side, as a band about dc / CAMERA_HEIGHT die wide
+        side = DIE_OVER_A * a
+        reveal = dc / CAMERA_HEIGHT
+        along = (dx * cx + dy * cy) / dc
+        return along > 0.5 * side + 0.5 * reveal + 0.25 * side
     return True
 
 
