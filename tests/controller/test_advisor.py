@@ -296,3 +296,23 @@ def test_cli_expected_and_errors(tmp_path, capsys):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("yatzycam advise: ") and err.count("\n") == 1, err
+
+
+def test_shipped_lookahead_values_cover_the_builtin_pads(tmp_path):
+    # no self-play tuning on a Pi's first game: every built-in pad without an exact table
+    # finds its values in controller/advisor_tuned.py (a stale key would tune and write here)
+    from controller.advisor_exact import can_solve
+
+    seen = 0
+    for name in R.builtin_names():
+        rs = R.load(name)
+        for forced in (False, True):
+            for banking in (True, False):
+                if can_solve(rs, forced, banking and rs.banking != "none"):
+                    continue
+                adv = Advisor.for_rules(rs, forced_order=forced, banking=banking, cache=tmp_path)
+                assert adv.strategy == "lookahead"
+                assert adv.lookahead.weights.shape == (len(rs.boxes),)
+                seen += 1
+    assert seen >= 6
+    assert list(tmp_path.iterdir()) == []
