@@ -172,14 +172,21 @@ def _scaled(gray: np.ndarray, scale: float) -> np.ndarray:
 def detect(frame: np.ndarray, a_px: float, known: bool) -> Detection:
     """Faces of dice whose corner-pip offset is about `a_px` frame pixels.
 
-    The grey frame is scaled so that offset is WORK_A px; dark pips come from
-    its black-hat, light pips from its top-hat. With `known` the offset is
+    The frame is scaled so that offset is WORK_A px; dark pips come from the
+    black-hat of its grey, light pips from the top-hat of its darkest channel
+    (white pips on a coloured die stand out there). With `known` the offset is
     enforced (a calibrated die size); otherwise it only sets the scale.
     """
     scale = float(np.clip(WORK_A / a_px, 0.2, 2.0))
     a = a_px * scale
-    work = _scaled(frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), scale)
-    dark, light = hats(work, _odd(1.4 * a))  # wider than a pip, narrower than a die (its body must survive)
+    kernel = _odd(1.4 * a)  # wider than a pip, narrower than a die (its body must survive)
+    if frame.ndim == 3:
+        work_bgr = _scaled(frame, scale)
+        dark, _ = hats(cv2.cvtColor(work_bgr, cv2.COLOR_BGR2GRAY), kernel)
+        # white pips on a coloured die: the darkest channel makes the face dark and the pips bright
+        _, light = hats(work_bgr.min(axis=2), kernel)
+    else:
+        dark, light = hats(_scaled(frame, scale), kernel)
     spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
     # a top face is seen square-on (it is parallel to the sensor); squashed spots are on side faces
     pips = [p for p in spots if p.elong >= 0.6 and p.round >= 0.72 and p.r >= 0.12 * a]
@@ -223,9 +230,12 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     loose = [det.pips[i] for i in det.leftover
              if det.pips[i].r >= 0.6 * ref_r and det.pips[i].contrast >= 0.5 * ref_c]
     side = [p for p in det.side if p.contrast >= 0.4 * ref_c] + loose
+    body = _body_map(frame, cal)
     dice: list[DieReading] = []
     for f in det.faces:
         x, y = f.cx / k, f.cy / k
+        if body is not None and not _has_body(body, x, y, 1.1 * a / k):
+            continue  # pips on bare felt (a pattern, a speck): no die there
         status = "ok"
         if tray.distance(cal.floor, x, y) < -0.2 * die and not (
                 cal.keep_zone is not None and tray.distance(cal.keep_zone, x, y) > -0.2 * die):
@@ -234,7 +244,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             status = "cocked"  # the top face is foreshortened: it is tilted
         elif any(_side_of(f, p, nadir, a) for p in side):
             status = "cocked"  # pips of a side face show where perspective cannot show one
-        elif any(g is not f and math.hypot(g.cx - f.cx, g.cy - f.cy) < 3.0 * a for g in det.faces):
+        elif any(g is not f and math.hypot(g.cx - f.cx, g.cy - f.cy) < 3.6 * a for g in det.faces):
             status = "unreadable"  # two faces closer than one die: one of them is not what it seems
         dice.append(DieReading(f.value if status == "ok" else None, (x, y), status))
     # pips no face explains and no side face explains: a die that cannot be read
@@ -256,6 +266,31 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             status = "off_tray"
         dice.append(DieReading(None, (x, y), status))
     return dice, ()
+
+
+def _body_map(frame: np.ndarray, cal: "Calibration") -> tuple[np.ndarray, float] | None:
+    """How far each pixel differs from the empty tray (small scale), and that scale; None without one."""
+    empty = cal.empty_image()
+    if empty is None or frame.ndim != 3:
+        return None
+    small = cv2.resize(frame, (empty.shape[1], empty.shape[0]), interpolation=cv2.INTER_AREA)
+    diff = cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(empty, (3, 3), 0)).max(axis=2)
+    return diff, empty.shape[1] / frame.shape[1]
+
+
+def _has_body(body: tuple[np.ndarray, float], x: float, y: float, radius: float) -> bool:
+    """A die lies at (x, y): the frame differs from the empty tray over most of a disc there."""
+    diff, s = body
+    h, w = diff.shape
+    cx, cy, r = x * s, y * s, max(1.5, radius * s)
+    x0, x1 = max(0, int(cx - r)), min(w, int(cx + r) + 1)
+    y0, y1 = max(0, int(cy - r)), min(h, int(cy + r) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return False
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= r * r
+    vals = diff[y0:y1, x0:x1][inside]
+    return vals.size > 0 and float(np.median(vals)) > 18.0
 
 
 def _side_of(f: Face, p: Pip, nadir: tuple[float, float], a: float) -> bool:
