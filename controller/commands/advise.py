@@ -92,7 +92,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(advice.as_dict()))
         return 0
-    kind = "exact" if advice.exact else "estimated (lookahead)"
+    kind = "exact" if advice.exact else "estimated by the lookahead"
     print(f"{advice.text}   expected final score {advice.expected:.2f} ({kind})")
     for o in advice.options[1 : 1 + max(0, args.top - 1)]:
         print(f"  {o.value:8.2f}  {o.value - advice.expected:+8.2f}  {o.text}")
