@@ -316,3 +316,13 @@ def test_shipped_lookahead_values_cover_the_builtin_pads(tmp_path):
                 seen += 1
     assert seen >= 6
     assert list(tmp_path.iterdir()) == []
+
+
+def test_one_throw_two_boxes_by_brute_force(tmp_path):
+    # one throw a turn, chance and sixes: the first roll goes where it is worth more
+    import itertools
+
+    rs = pad([{"id": "chance", "kind": "chance"}, {"id": "sixes", "kind": "upper", "face": 6}], throws=1)
+    adv = Advisor.for_rules(rs, cache=tmp_path)
+    brute = sum(max(sum(r) + 5, 6 * r.count(6) + 17.5) for r in itertools.product(range(1, 7), repeat=5)) / 6**5
+    assert adv.expected_start() == pytest.approx(brute, abs=1e-12)
