@@ -54,7 +54,7 @@ class Screen(Protocol):
 class AppTiming:
     settle_timeout_s: float = 10.0  # the tray never stills: give up, say so
     agree_frames: int = 2  # still frames that must read the same
-    read_attempts: int = 6  # frames read at most per throw
+    read_attempts: int = 4  # frames read at most per throw
     camera_retries: int = 3  # a failing camera call is retried this often per press
     camera_retry_s: float = 1.0
     idle_s: float = 0.05  # how long one step waits for input
@@ -165,7 +165,7 @@ class App:
             extras += [("menu", item.label), ("menu_pos", f"{self.menu.cursor + 1}/{len(self.menu.items)}")]
             if item.kind == "score" and item.arg:
                 extras.append(("cursor", item.arg))
-            notice = f"> {item.label}   (press: next, hold: choose)"
+            notice = f"> {item.label}   ({self.menu.cursor + 1}/{len(self.menu.items)}; press: next, hold: choose)"
         elif self.manual is not None:
             m = self.manual
             dice = " ".join(f"[{d}]" if i == m.cursor else str(d) for i, d in enumerate(m.dice))
@@ -748,6 +748,7 @@ class SimPlayer:
         self.one_button = one_button
         self.hold_s = hold_s
         self.press_early = 0.25  # share of presses made while the dice still roll
+        self.patience = 3  # rerolls of a clean throw before the player enters the dice by hand
         self.advisor = advisor
         self.target: MenuItem | None = None
         self.manual_target: list[int] | None = None
@@ -841,7 +842,7 @@ class SimPlayer:
             self._handled = last
             if last.outcome == "reroll":
                 self.rerolls += 1
-                if truth.verdict == "ok" and self.rerolls >= 3 and view.can_throw:
+                if truth.verdict == "ok" and self.rerolls >= self.patience and view.can_throw:
                     self._open("manual_new", sorted(truth.values))  # the camera keeps misreading: by hand
                     self.rerolls = 0
                 else:
@@ -954,6 +955,7 @@ def simulated_rig(
     flicker: float = 0.02,
     timing: AppTiming = AppTiming(),
     advisor: bool = False,
+    patience: int = 3,
 ) -> Rig:
     """Everything of the appliance on a simulated tray; ``gpio``: the panel on gpiozero's MockFactory."""
     import numpy as np
@@ -984,7 +986,7 @@ def simulated_rig(
     if keyboard:
         panel: Panel = KeyboardPanel(clock, ptiming)
         presser: Any = DirectPresser(panel, ptiming.hold_s)
-    elif gpio:
+    elif gpio and _has_gpiozero():
         from gpiozero.pins.mock import MockFactory
 
         factory = MockFactory()
@@ -1003,11 +1005,22 @@ def simulated_rig(
               advisor=advice_text(adv) if adv else None)
     player = SimPlayer(app, source, presser, np.random.default_rng(seed + 1), one_button=one_button, hold_s=ptiming.hold_s,
                        advisor=advisor_decision(adv) if adv else None)
+    player.patience = patience
     if keyboard:
         _hook_keyboard(panel, player)
     rig = Rig(app, player, source, panel, store, factory)
     rig.tmp = tmp
     return rig
+
+
+def _has_gpiozero() -> bool:
+    """gpiozero is a Pi/test dependency; without it the demo's panel is the plain queue panel."""
+    try:
+        import gpiozero  # noqa: F401
+    except ImportError:
+        log("gpiozero is not installed: the simulated player presses a plain panel instead of mocked GPIO pins")
+        return False
+    return True
 
 
 def _hook_keyboard(panel: Panel, player: SimPlayer) -> None:

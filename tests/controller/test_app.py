@@ -101,7 +101,7 @@ def throw_through_panel(r, tries=3):
 
 
 def test_a_few_turns_leds_follow_the_game(tmp_path):
-    with rig(tmp_path, seed=4) as r:
+    with rig(tmp_path, seed=4, patience=1) as r:
         steps = 0
         r.app.refresh()
         check_leds(r)
@@ -295,8 +295,11 @@ def test_choose_rules_and_players_on_the_device_with_one_button(tmp_path):
         check_leds(r)
 
 
-def play_whole_game(tmp_path, rules, seed, one_button=True, players=1):
-    with rig(tmp_path, rules=rules, seed=seed, cocked=0.08, off=0.06, one_button=one_button, players=players) as r:
+def play_whole_game(tmp_path, rules, seed, one_button=True, players=1, agree_frames=2):
+    # patience 1: a clean throw the reader rejects once is entered by hand (keeps the test short)
+    timing = A.AppTiming(agree_frames=agree_frames)
+    with rig(tmp_path, rules=rules, seed=seed, cocked=0.06, off=0.04, one_button=one_button, players=players,
+             patience=1, timing=timing) as r:
         app = r.app
         stats = {"reroll_unchanged": 0, "bank_max": 0}
 
@@ -322,9 +325,10 @@ def play_whole_game(tmp_path, rules, seed, one_button=True, players=1):
         assert len(r.player.scored) == len(rs.boxes) * players
         for player, box, faces in r.player.scored:
             assert pads[player][rs.box_index(box)] == rs.score(faces)[box], (box, faces)
-        for truth, read, _ in r.checks:
-            pass  # misreads are corrected by hand; counted in the report
         rep = A.demo_report(r)
+        # every throw the camera got wrong was put right by the player: corrected by hand,
+        # or taken back (a cocked / off-tray die the reader missed) and thrown again
+        assert rep["misreads"] == rep["corrected"] + rep["undone"]
         assert rep["throws"] + rep["manual"] > 0
         return r, stats, rep
 
@@ -337,12 +341,12 @@ def test_whole_yatzy_game_one_button(tmp_path):
 
 @pytest.mark.slow
 def test_whole_maxi_game_all_buttons(tmp_path):
-    _, stats, rep = play_whole_game(tmp_path, "maxi", seed=12, one_button=False)
+    _, stats, rep = play_whole_game(tmp_path, "maxi", seed=12, one_button=False, agree_frames=1)
 
 
 @pytest.mark.slow
 def test_whole_special8_game(tmp_path):
-    r, stats, rep = play_whole_game(tmp_path, "special8", seed=13)
+    r, stats, rep = play_whole_game(tmp_path, "special8", seed=13, agree_frames=1)
     assert stats["bank_max"] <= 6
 
 
