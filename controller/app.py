@@ -274,7 +274,8 @@ class App:
             self.notice = str(e)
             self.refresh()
             return False
-        self.store.append(self.game_id, event)
+        if not self._store(event):
+            return False
         self.game.apply(event)
         self.last_reading = reading if "throw" in event else None
         self.notice = None
@@ -282,6 +283,18 @@ class App:
             totals = ", ".join(f"{n} {t}" for n, t in zip(self.game.players, self.game.totals()))
             self.notice = f"Game over: {totals}. Press to start a new game."
         self.refresh()
+        return True
+
+    def _store(self, event: dict[str, Any]) -> bool:
+        """Commit ``event`` to the store; a store that fails is shown and nothing changes."""
+        from controller.store import StoreError
+
+        try:
+            self.store.append(self.game_id, event)
+        except StoreError as e:
+            self.notice = f"not saved: {e}"
+            self.refresh()
+            return False
         return True
 
     def replace_throw(self, event: dict[str, Any], reading: Any = None) -> bool:
@@ -294,10 +307,10 @@ class App:
             self.notice = str(e)
             self.refresh()
             return False
-        self.store.append(self.game_id, {"undo": True})
-        self.game.apply({"undo": True})
-        self.store.append(self.game_id, event)
-        self.game.apply(event)
+        for ev in ({"undo": True}, event):
+            if not self._store(ev):
+                return False
+            self.game.apply(ev)
         self.last_reading = reading
         self.notice = None
         self.refresh()
@@ -369,7 +382,7 @@ class App:
         settler = self._settler
         t0 = self.clock.now()
         while True:
-            small = self._camera(self.source.capture_small)
+            small = self._camera(lambda: self.source.capture_small())
             if settler.feed(small, self.clock.now()):
                 return True
             self.watchdog()
@@ -385,7 +398,7 @@ class App:
         frames = 0
         last = None
         for _ in range(self.timing.read_attempts):
-            frame = self._camera(self.source.capture)
+            frame = self._camera(lambda: self.source.capture())
             frames += 1
             r = self._reader.read(frame, self.calibration, n)
             last = r
