@@ -229,7 +229,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     ref_c = float(np.median([p.contrast for p in face_pips])) if face_pips else 40.0
     loose = [det.pips[i] for i in det.leftover
              if det.pips[i].r >= 0.6 * ref_r and det.pips[i].contrast >= 0.5 * ref_c]
-    side = [p for p in det.side if p.contrast >= 0.4 * ref_c] + loose
+    side = [p for p in det.side if p.contrast >= 0.25 * ref_c] + loose
     body = _body_map(frame, cal)
     dice: list[DieReading] = []
     for f in det.faces:
@@ -300,7 +300,7 @@ def _side_of(f: Face, p: Pip, nadir: tuple[float, float], a: float) -> bool:
     (perspective); any other side showing means the die leans."""
     dx, dy = p.x - f.cx, p.y - f.cy
     d = math.hypot(dx, dy)
-    if not (1.5 * a < d < 3.3 * a):
+    if not (1.5 * a < d < 4.6 * a):
         return False
     u, v = f.fit.to_face(p.x, p.y)
     if max(abs(u), abs(v)) < 1.6:
