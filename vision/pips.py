@@ -56,6 +56,8 @@ def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: floa
     small = resp[::4, ::4]
     t_low = max(t_low, 4.0 * float(np.median(small)) + 2.0)
     mask = cv2.threshold(resp, t_low, 1, cv2.THRESH_BINARY)[1]
+    if min_r >= 1.0:  # specks of texture smaller than any pip: gone before the per-spot work
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2)))
     # CCOMP: a spot inside a ring (a die's outline) is a top-level contour of its own
     contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hier is None:
