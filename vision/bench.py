@@ -15,7 +15,6 @@ the same face) and the exact multiset per photo.
 from __future__ import annotations
 
 import json
-import math
 import os
 import statistics
 import sys

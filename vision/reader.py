@@ -2,16 +2,18 @@
 
 `read(frame_bgr, calibration=None, n_dice=None)`:
 
-1. Pips of both kinds (dark on light dice, light on dark dice) are found with a
-   black-hat / top-hat (vision.pips) on a working copy scaled so that pips are a
-   few pixels wide (from the calibrated die size, or from the frame size).
+1. Pips are found on a working copy of the frame: the black-hat of the grey
+   image gives dark pips, the top-hat of the darkest colour channel light pips
+   (white pips on coloured dice stand out there). With a calibration the copy
+   is scaled so that the corner-pip offset of a die is WORK_A pixels; without
+   one the photo's size sets the scale (vision.pips).
 2. Pips are grouped into faces that must fit a 1-6 layout, hold no stray pip
    and show a plain face between the pips (vision.dice).
-3. With a calibration the dice bodies are measured too (vision.tray): a face
-   outside the tray floor and outside the keep zone is `off_tray`; a face whose
-   pip spacing is off the flat die's, whose pips are squashed, or whose body is
-   larger than a flat die's top face (a side face shows) is `cocked`; pips or a
-   body with no valid face is `unreadable`; glare and blur are `unreadable`.
+3. With a calibration: a face must sit on something that is not the empty
+   tray; outside the tray floor and outside the keep zone it is `off_tray`; a
+   four, five or six whose layout is foreshortened, or a face with pips of a
+   side face beside it where perspective shows none, is `cocked`; two faces
+   closer than one die, or pips that make no face, are `unreadable`.
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision import tray
 from vision.dice import Face, Limits, group
 from vision.pips import Pip, find_pips, hats
 
@@ -215,8 +218,6 @@ def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095,
 
 
 def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") -> tuple[list[DieReading], tuple[str, ...]]:
-    from vision import tray
-
     a_px = cal.pip_a if cal.pip_a is not None else estimate_a(frame)  # no reference throw: measure this frame
     det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None)
     k = det.scale
@@ -237,8 +238,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         if body is not None and not _has_body(body, x, y, 1.1 * a / k):
             continue  # pips on bare felt (a pattern, a speck): no die there
         status = "ok"
-        if tray.distance(cal.floor, x, y) < -0.2 * die and not (
-                cal.keep_zone is not None and tray.distance(cal.keep_zone, x, y) > -0.2 * die):
+        if _off_tray(cal, x, y, die):
             status = "off_tray"
         elif f.value >= 4 and f.fit.aniso < 0.93:
             status = "cocked"  # the top face is foreshortened: it is tilted
@@ -260,12 +260,15 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     for c in clusters:
         x = float(np.mean([q.x for q in c])) / k
         y = float(np.mean([q.y for q in c])) / k
-        status = "unreadable"
-        if tray.distance(cal.floor, x, y) < -0.2 * die and not (
-                cal.keep_zone is not None and tray.distance(cal.keep_zone, x, y) > -0.2 * die):
-            status = "off_tray"
-        dice.append(DieReading(None, (x, y), status))
+        dice.append(DieReading(None, (x, y), "off_tray" if _off_tray(cal, x, y, die) else "unreadable"))
     return dice, ()
+
+
+def _off_tray(cal: "Calibration", x: float, y: float, die: float) -> bool:
+    """A die centred at (x, y) lies off the tray floor (on the rim or the table) and not in the keep zone."""
+    if tray.distance(cal.floor, x, y) >= -0.2 * die:
+        return False
+    return cal.keep_zone is None or tray.distance(cal.keep_zone, x, y) <= -0.2 * die
 
 
 def _body_map(frame: np.ndarray, cal: "Calibration") -> tuple[np.ndarray, float] | None:

@@ -10,8 +10,6 @@ its convex hull is the floor polygon (trays are convex).
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 
@@ -153,13 +151,5 @@ def iou(a: Poly, b: Poly, size: tuple[int, int]) -> float:
     return inter / max(1, np.count_nonzero(ma | mb))
 
 
-def polygon_area(p: Poly) -> float:
-    return abs(cv2.contourArea(np.asarray(p, np.float32)))
-
-
 def scale_poly(p: Poly, k: float) -> Poly:
     return tuple((x * k, y * k) for x, y in p)
-
-
-def angle_between(a: tuple[float, float], b: tuple[float, float]) -> float:
-    return math.degrees(math.atan2(b[1] - a[1], b[0] - a[0]))
