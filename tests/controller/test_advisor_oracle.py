@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import yatzy_solver as ys  # the test extra: pip install -e '.[test]'
 
 from controller import rules as R
 from controller.advisor import Advisor
 from controller.advisor_sim import Policy, simulate
-
-ys = pytest.importorskip("yatzy_solver", reason="pip install yatzy-solver (the test extra)")
 
 CASES = {
     # our rule set, oracle variant, box id renames, start value (Verhoeff / Larsson-Sjöberg with RULES.md's rules)
