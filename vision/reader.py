@@ -237,6 +237,9 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         x, y = f.cx / k, f.cy / k
         if body is not None and not _has_body(body, x, y, 1.1 * a / k):
             continue  # pips on bare felt (a pattern, a speck): no die there
+        if f.value == 1 and body is not None and _off_centre(body, x, y, a / k) > 0.45 * a / k:
+            dice.append(DieReading(None, (x, y), "unreadable"))  # a lone pip not in the middle of its die
+            continue
         status = "ok"
         if _off_tray(cal, x, y, die):
             status = "off_tray"
@@ -296,6 +299,20 @@ def _has_body(body: tuple[np.ndarray, float], x: float, y: float, radius: float)
     return vals.size > 0 and float(np.median(vals)) > 18.0
 
 
+def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) -> float:
+    """How far (frame pixels) the middle of the die body around (x, y) lies from (x, y)."""
+    diff, s = body
+    h, w = diff.shape
+    cx, cy, r = x * s, y * s, max(2.0, 2.2 * a * s)
+    x0, x1 = max(0, int(cx - r)), min(w, int(cx + r) + 1)
+    y0, y1 = max(0, int(cy - r)), min(h, int(cy + r) + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    m = ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r) & (diff[y0:y1, x0:x1] > 18)
+    if not m.any():
+        return float("inf")
+    return math.hypot(float(xx[m].mean()) - cx, float(yy[m].mean()) - cy) / s
+
+
 def _side_of(f: Face, p: Pip, nadir: tuple[float, float], a: float) -> bool:
     """Is spot `p` on a side face of the die whose top face is `f`, on a side that only a tilt shows?
 
@@ -310,7 +327,7 @@ def _side_of(f: Face, p: Pip, nadir: tuple[float, float], a: float) -> bool:
         return False  # on the top face itself
     cx, cy = nadir[0] - f.cx, nadir[1] - f.cy
     dc = math.hypot(cx, cy)
-    if dc > 4 * a and (dx * cx + dy * cy) / (d * dc) > 0.5:
+    if dc > 4 * a and (dx * cx + dy * cy) / (d * dc) > 0.3:
         # toward the centre: perspective shows that side, as a band about dc / CAMERA_HEIGHT die wide
         side = DIE_OVER_A * a
         reveal = dc / CAMERA_HEIGHT
