@@ -933,6 +933,8 @@ class Rig:
 
         self.started = time.perf_counter()
         self.tmp: Any = None  # a TemporaryDirectory holding the database, if the rig made one
+        self.rerolls: list[str] = []  # per reroll: the scene's true verdict ("reroll" real, "ok" false)
+        self.last_seen: ThrowResult | None = None
         self.checks: list[tuple[tuple[int, ...], tuple[int, ...], ThrowResult]] = []  # (rendered faces, game's dice, result) per throw
 
     def __enter__(self) -> "Rig":
@@ -1072,9 +1074,13 @@ def play_out(rig: Rig, max_actions: int = 20000, on_step: Callable[[Rig], None] 
         while app.panel.pending():
             app.step(0)
             res = app.last_result
-            if res is not None and res.outcome == "throw" and (not rig.checks or rig.checks[-1][2] is not res):
-                truth = tuple(sorted(v for v in truth_values(rig.source.table) if v is not None))
-                rig.checks.append((truth, tuple(sorted(res.values)), res))
+            if res is not None and res is not rig.last_seen:
+                rig.last_seen = res
+                truth = rig.source.table.truth
+                if res.outcome == "throw":
+                    rig.checks.append((tuple(truth.values), tuple(sorted(res.values)), res))
+                elif res.outcome == "reroll":
+                    rig.rerolls.append(truth.verdict)  # "reroll": a real cocked/off-tray die; "ok": a false alarm
             if on_step is not None:
                 on_step(rig)
     else:
@@ -1096,6 +1102,8 @@ def demo_report(rig: Rig) -> dict[str, Any]:
     return {
         "throws": sum(r.outcome == "throw" for r in res),
         "rerolls": sum(r.outcome == "reroll" for r in res),
+        "rerolls_real": rig.rerolls.count("reroll"),  # the scene really had a cocked / off-tray die
+        "rerolls_false": rig.rerolls.count("ok"),  # a clean scene the reader refused
         "manual": sum(bool(e.get("manual")) for e in events),
         "camera_errors": rig.app.stats.camera_errors,
         "latency_p50_ms": percentile(lat, 50),

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 
-def play_demo_game(rules: str = "yatzy", seed: int = 1, players: Any = None, screen: Any = None) -> dict[str, Any]:
+def play_demo_game(rules: str = "yatzy", seed: int = 1, players: Any = 1, screen: Any = None) -> dict[str, Any]:
     from controller import app as A
 
     with tempfile.TemporaryDirectory(prefix="yatzycam-bench-") as tmp:
@@ -39,11 +39,16 @@ def bench(quick: bool) -> dict:
     walls = [g["wall_s"] for g in games]
     out = {
         "rules": "yatzy",
+        "players": 1,
         "games": len(games),
         "game_wall_s_mean": sum(walls) / len(walls),
         "game_wall_s_max": max(walls),
         "throws": sum(g["throws"] for g in games),
         "rerolls": sum(g["rerolls"] for g in games),
+        "rerolls_real": sum(g["rerolls_real"] for g in games),
+        "rerolls_false": sum(g["rerolls_false"] for g in games),
+        "misread_throws": sum(g["misreads"] for g in games),
+        "entered_by_hand": sum(g["manual"] for g in games),
         "corrected_by_hand": sum(g["corrected"] for g in games),
         "taken_back": sum(g["undone"] for g in games),
         "latency_n": sum(g["latency_n"] for g in games),

@@ -100,7 +100,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if game.finished:
         print(f"winner: {', '.join(game.winners)}", file=out)
     print(
-        f"{report['throws']} throws, {report['rerolls']} rerolls, {report['manual']} by hand; "
+        f"{report['throws']} throws read, {report['rerolls']} rerolls ({report['rerolls_real']} real, "
+        f"{report['rerolls_false']} false), {report['manual']} throws by hand; "
         f"press to screen p50 {report['latency_p50_ms']:.0f} ms, p95 {report['latency_p95_ms']:.0f} ms; "
         f"{report['wall_s']:.1f} s",
         file=out,
