@@ -1270,10 +1270,11 @@ class SinkScreen:
 class TerminalScreen:
     """The demo's screen on stdout: the pad after every score and at the end; one line per notice."""
 
-    def __init__(self, lang: str, out: Any = None, pads: bool = True) -> None:
-        self.lang, self.out, self.pads = lang, out or sys.stdout, pads
+    def __init__(self, lang: str, out: Any = None, pads: bool = True, live: bool = False) -> None:
+        self.lang, self.out, self.pads, self.live = lang, out or sys.stdout, pads, live
         self._last_key: Any = None
         self._last_notice: str | None = None
+        self._last_line: str | None = None
 
     def show(self, view: GameView) -> None:
         from controller import scoreboard
@@ -1285,6 +1286,15 @@ class TerminalScreen:
             print(file=self.out)
         self._last_key = key
         notice = view.notice
-        if self.pads and notice and notice != self._last_notice and not notice.startswith(">") and not view.finished:
-            print(f"  [{view.players[view.current].name}] {notice}", file=self.out)
+        name = view.players[view.current].name
+        if self.pads and view.dice is not None and not view.finished:
+            line = f"  [{name}] dice {' '.join(map(str, view.dice))}{' (by hand)' if view.manual else ''} · throws left {view.throws_left} · bank {view.bank}"
+            if line != self._last_line:
+                print(line, file=self.out)
+            self._last_line = line
+        if (self.pads or self.live) and notice and notice != self._last_notice and not view.finished:
+            if self.live or not notice.startswith(">"):  # menu lines only when a person is at the keys
+                print(f"  [{name}] {notice}", file=self.out)
         self._last_notice = notice
+        if self.live:
+            self.out.flush()

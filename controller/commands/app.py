@@ -52,7 +52,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     out = sys.stdout
     if args.screen == "terminal":
-        screen: Any = A.TerminalScreen(args.lang, out, pads=not args.quiet)
+        screen: Any = A.TerminalScreen(args.lang, out, pads=not args.quiet, live=args.keyboard)
     elif args.screen == "png":
         screen = A.SinkScreen([PngSink(Path(args.out or "."))], (800, 480), args.lang)
     else:

@@ -295,8 +295,9 @@ def test_choose_rules_and_players_on_the_device_with_one_button(tmp_path):
         check_leds(r)
 
 
-def play_whole_game(tmp_path, rules, seed, one_button=True, players=1, agree_frames=2):
-    # patience 1: a clean throw the reader rejects once is entered by hand (keeps the test short)
+def play_whole_game(tmp_path, rules, seed, one_button=True, players=1, agree_frames=1):
+    # patience 1: a clean throw the reader rejects once is entered by hand; agree_frames 1: one still
+    # frame read per throw (two agreeing frames, the default, run in the fast tests) - keeps these short
     timing = A.AppTiming(agree_frames=agree_frames)
     with rig(tmp_path, rules=rules, seed=seed, cocked=0.06, off=0.04, one_button=one_button, players=players,
              patience=1, timing=timing) as r:
@@ -341,12 +342,12 @@ def test_whole_yatzy_game_one_button(tmp_path):
 
 @pytest.mark.slow
 def test_whole_maxi_game_all_buttons(tmp_path):
-    _, stats, rep = play_whole_game(tmp_path, "maxi", seed=12, one_button=False, agree_frames=1)
+    _, stats, rep = play_whole_game(tmp_path, "maxi", seed=12, one_button=False)
 
 
 @pytest.mark.slow
 def test_whole_special8_game(tmp_path):
-    r, stats, rep = play_whole_game(tmp_path, "special8", seed=13, agree_frames=1)
+    r, stats, rep = play_whole_game(tmp_path, "special8", seed=13)
     assert stats["bank_max"] <= 6
 
 
