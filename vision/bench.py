@@ -91,6 +91,7 @@ def _scenes(n: int) -> dict:
     with_reason = {k: 0 for k in ("cocked", "off_tray", "missing")}
     silent = 0
     cal_fail = 0
+    no_tray = 0
     ms_big: list[float] = []
     ms_small: list[float] = []
     silent_cases: list[int] = []
@@ -102,7 +103,11 @@ def _scenes(n: int) -> dict:
             cal = calibrate(empty, ref, c.n_dice)
         except CalibrationError:
             cal_fail += 1
-            cal = calibrate(empty)  # the reader measures the dice itself
+            try:
+                cal = calibrate(empty)  # the reader measures the dice itself
+            except CalibrationError:
+                no_tray += 1
+                cal = None  # no tray found: read as a plain photo
         r = read(frame, cal, c.n_dice)
         (ms_big if c.size[0] == 1280 else ms_small).append(r.ms) if c.n_dice == 8 else None
         tally[c.condition][1] += 1
@@ -115,7 +120,7 @@ def _scenes(n: int) -> dict:
         if wrong:
             silent += 1
             silent_cases.append(c.index)
-    out: dict = {"scenes": n, "calibration_failed": cal_fail}
+    out: dict = {"scenes": n, "reference_not_used": cal_fail, "tray_not_found": no_tray}
     for k, (good, tot) in tally.items():
         name = "clean_read_exactly" if k == "clean" else f"{k}_caught"
         out[name] = f"{good}/{tot} = {good / max(1, tot):.2%}"
