@@ -22,7 +22,6 @@ of ``controller.store.default_db_path()``: the service's ``$STATE_DIRECTORY``
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 from controller.rules import LANGUAGES, RulesError
 from controller.rules import load as load_rules
 from controller.store import default_db_path
+from controller.tomlfile import read_toml
 
 EX_CONFIG = 78
 DEFAULT_PATH = Path("/etc/yatzycam/config.toml")
@@ -372,18 +372,8 @@ def load(path: str | Path | None, env: Mapping[str, str] | None = None) -> Confi
     if path is None:
         return parse({}, "defaults", env)
     path = Path(path)
-    shown = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{shown}: no such config file (copy systemd/config.example.toml)") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{shown}: cannot read: {e}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{shown}: not valid TOML: {e}") from None
-    cfg = parse(data, shown, service_env(path, env))
+    data = read_toml(path, ConfigError, "config file", " (copy systemd/config.example.toml)")
+    cfg = parse(data, str(path), service_env(path, env))
     return Config(cfg.pins, cfg.camera, cfg.display, cfg.game, cfg.paths, source=path)
 
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import itertools
 import math
-import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
+
+from controller.tomlfile import read_toml
 
 LANGUAGES = ("sv", "nb", "da", "en")
 RULESET_DIR = Path(__file__).resolve().parent / "rulesets"
@@ -610,19 +611,7 @@ def builtin_names() -> list[str]:
 
 
 def load_file(path: str | Path) -> RuleSet:
-    path = Path(path)
-    shown = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RulesError(f"{shown}: no such rule-set file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise RulesError(f"{shown}: cannot read: {e}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise RulesError(f"{shown}: not valid TOML: {e}") from None
-    return parse_ruleset(data, shown)
+    return parse_ruleset(read_toml(path, RulesError, "rule-set file"), str(path))
 
 
 def load(name_or_path: str) -> RuleSet:
