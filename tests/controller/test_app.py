@@ -32,10 +32,10 @@ class RecordingScreen:
             self.stored_at_show.append(len(self.store.events(self.game_id)))
 
 
-def rig(tmp_path, rules="yatzy", seed=1, cocked=0.0, off=0.0, one_button=True, players=1, **kw):
+def rig(tmp_path, rules="yatzy", seed=1, cocked=0.0, off=0.0, one_button=True, players=1, size=SIZE, **kw):
     r = A.simulated_rig(
         rules, players, seed=seed, db_path=str(tmp_path / "g.db"), screen=None, one_button=one_button,
-        cocked_rate=cocked, off_rate=off, size=SIZE, clock=ManualClock(), flicker=0.02, **kw,
+        cocked_rate=cocked, off_rate=off, size=size, clock=ManualClock(), flicker=0.02, **kw,
     )
     r.app.screen = RecordingScreen(r.store, r.app.game_id)
     return r
@@ -300,7 +300,7 @@ def play_whole_game(tmp_path, rules, seed, one_button=True, players=1, agree_fra
     # frame read per throw (two agreeing frames, the default, run in the fast tests) - keeps these short
     timing = A.AppTiming(agree_frames=agree_frames)
     with rig(tmp_path, rules=rules, seed=seed, cocked=0.06, off=0.04, one_button=one_button, players=players,
-             patience=1, timing=timing) as r:
+             patience=1, timing=timing, size=(480, 360)) as r:
         app = r.app
         stats = {"reroll_unchanged": 0, "bank_max": 0}
 
