@@ -11,7 +11,7 @@ from controller.store import Store
 from hardware.camera import ManualClock
 from hardware.panel import Action
 
-SIZE = (640, 480)
+SIZE = (480, 360)
 
 
 class RecordingScreen:
