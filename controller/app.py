@@ -1221,6 +1221,9 @@ def _config_screen(cfg: Any, clock: Clock) -> "SinkScreen":
 # ---------------------------------------------------------------------- screens
 
 
+PAGE_S = 8.0  # seconds a page of a multi-page pad stays up
+
+
 class SinkScreen:
     """The scoreboard drawn for ``hardware.display`` sinks, blanked after ``idle_s`` idle seconds."""
 
@@ -1240,20 +1243,29 @@ class SinkScreen:
         self.size, self.lang, self.text, self.rotation = size, lang, text, rotation
         self.display = BlankingDisplay(sinks, idle_s, clock.now() if clock else 0.0)
         self.shown = 0
+        self.view: GameView | None = None
+        self.page: int | None = None  # None: the scoreboard's choice (the declared box's page, else the first)
+        self.page_at = 0.0
 
     def _now(self) -> float:
         return self.clock.now() if self.clock else 0.0
 
     def show(self, view: GameView) -> None:
+        self.view, self.page, self.page_at = view, None, self._now()
+        self._draw()
+
+    def _draw(self, activity: bool = True) -> None:
         import numpy as np
 
         from controller import scoreboard
 
-        frame = scoreboard.render(view, self.size, self.lang)
+        view = self.view
+        assert view is not None
+        frame = scoreboard.render(view, self.size, self.lang, self.page)
         if self.rotation:
             frame = np.ascontiguousarray(np.rot90(frame, k=self.rotation // 90))
         text = scoreboard.render_text(view, self.lang) if self.text else None
-        self.display.show(frame, text, self._now())
+        self.display.show(frame, text, self._now(), activity)
         self.shown += 1
 
     def press(self, now: float) -> bool:
@@ -1261,6 +1273,15 @@ class SinkScreen:
         return self.display.press(now)
 
     def tick(self, now: float) -> None:
+        """Blank when idle; a pad too long for the screen (Special 8 on 480x320) flips pages every PAGE_S."""
+        if self.view is not None and not self.display.is_blank and now - self.page_at >= PAGE_S:
+            from controller import scoreboard
+
+            self.page_at = now
+            pages = scoreboard.page_count(self.view, self.size, self.lang)
+            if pages > 1:
+                self.page = ((self.page or 0) + 1) % pages
+                self._draw(activity=False)
         self.display.tick(now)
 
     def close(self) -> None:

@@ -320,13 +320,18 @@ class BlankingDisplay:
         for s in self.sinks:
             s.show(frame, text)
 
-    def show(self, frame: np.ndarray, text: str | None, now: float) -> None:
+    def show(self, frame: np.ndarray, text: str | None, now: float, activity: bool = True) -> None:
+        """Show a frame. ``activity=False`` (a page flip, a clock) changes the picture without
+        counting as use: it neither wakes a blank screen nor postpones blanking."""
         a = _check_frame(frame)
         digest = hashlib.blake2b(a.tobytes(), digest_size=16).digest() + hashlib.blake2b((text or "").encode(), digest_size=8).digest()
         changed = digest != self._digest
         self._frame, self._text, self._digest = a, text, digest
+        if changed and not activity and self.is_blank:
+            return
         if changed:
-            self.blanker = self.blanker.touch(now)
+            if activity:
+                self.blanker = self.blanker.touch(now)
             self.is_blank = False
             self._send(a, text)
         self.tick(now)
