@@ -915,12 +915,17 @@ DEMO_LEDS_THROWS = (5, 6, 13)
 DEMO_LEDS_BANK = (19, 26, 12, 16, 20, 21)
 
 
-def calibration_for(empty_frame: Any, n_dice: int) -> Any:
-    """The calibration of an empty tray (None when the calibration part is not built)."""
-    try:
-        from calibration import calibrate  # type: ignore[attr-defined]
-    except ImportError:
-        return None
+def calibration_for(empty_frame: Any, n_dice: int, reference_frame: Any = None) -> Any:
+    """The calibration of an empty tray and, when given, a reference frame of the dice lying flat
+    (it fixes the die size: the reader is then faster and surer). A reference that does not
+    calibrate falls back to the empty tray alone, as a user would calibrate again."""
+    from calibration import CalibrationError, calibrate
+
+    if reference_frame is not None:
+        try:
+            return calibrate(empty_frame, reference_frame, n_dice=n_dice)
+        except CalibrationError:
+            pass
     return calibrate(empty_frame, n_dice=n_dice)
 
 
@@ -978,14 +983,14 @@ def simulated_rig(
     from controller.store import Store
     from hardware.camera import SimulatedSource
     from hardware.panel import GpioPanel, KeyboardPanel, Timing
-    from vision.synthetic import SimTable, render_empty
+    from vision.synthetic import SimTable, render, render_empty
 
     setup = Setup.create(rules, players)
     rs = setup.rules
     rng = np.random.default_rng(seed)
     clock = clock or FastClock()
     table = SimTable(rs.dice, rng, size=size, cocked_rate=cocked_rate, off_rate=off_rate)
-    calibration = calibration_for(render_empty(table.scene), rs.dice)
+    calibration = calibration_for(render_empty(table.scene), rs.dice, render(table.reference_scene()))
     source = SimulatedSource(table, clock, seed=seed, flicker=flicker)
     source.show()
     tmp = None
