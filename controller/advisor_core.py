@@ -316,14 +316,8 @@ class PadModel:
 
 
 def new_bank(rs: R.RuleSet, bank, unused):
-    """The bank after scoring with ``unused`` ordinary throws left (RULES.md); works on arrays."""
-    if rs.banking == "none":
-        return 0 * np.asarray(bank)
-    total = np.asarray(bank) + np.asarray(unused)
-    if rs.banking == "capped":
-        cap = int(rs.bank_cap or 0)
-        total = np.where(total > cap, 2 * cap - total, total)
-    return total if total.ndim else int(total)
+    """The bank after scoring with ``unused`` ordinary throws left: the rules engine's one rule."""
+    return R.new_bank(rs.banking, rs.bank_cap, bank, unused)
 
 
 def bank_after_stop(rs: R.RuleSet, bank, h):

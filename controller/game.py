@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from controller import rules as R
-from controller.rules import RuleSet
+from controller.rules import RuleSet, new_bank
 from controller.view import GameView, PlayerView
 
 MAX_PLAYERS = 6
@@ -171,16 +171,6 @@ class State:
     players: tuple[PlayerState, ...]
     turn: Turn
     finished: bool = False
-
-
-def new_bank(policy: str, cap: int | None, bank: int, unused: int) -> int:
-    """The bank after scoring with ``unused`` ordinary throws left (RULES.md)."""
-    if policy == "none":
-        return bank
-    b = bank + unused
-    if policy == "capped" and cap is not None and b > cap:
-        b = max(0, 2 * cap - b)
-    return b
 
 
 def normalize_event(event: Any, n_dice: int) -> tuple[str, dict[str, Any]]:

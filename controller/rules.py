@@ -386,6 +386,19 @@ class RuleSet:
         return {b.id: 0 for b in open_order}, extra
 
 
+def new_bank(policy: str, cap: int | None, bank: Any, unused: Any) -> Any:
+    """The bank after scoring with ``unused`` ordinary throws left (RULES.md); ints or numpy arrays.
+
+    none: unchanged; uncapped: bank + unused; capped: bank + unused, or past the cap
+    2 x cap - bank - unused (Special 8: bank 6 stop after the 2nd -> 5, after the 1st -> 4)."""
+    if policy == "none":
+        return bank
+    total = np.asarray(bank) + np.asarray(unused)
+    if policy == "capped" and cap is not None:
+        total = np.where(total > cap, np.maximum(2 * cap - total, 0), total)
+    return total if total.ndim else int(total)
+
+
 def build_table(rs: RuleSet) -> ScoreTable:
     n = rs.dice
     faces = multisets(n)
