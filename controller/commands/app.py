@@ -11,6 +11,17 @@ from typing import Any
 from controller.cli import UserError
 
 
+DEMO_NAMES = ("Anna", "Bo", "Cecilia", "Dag", "Eva", "Fredrik")
+
+
+def demo_players(players: str) -> str:
+    """The demo's players: a count gets short names (they fit a small screen's column head)."""
+    p = players.strip()
+    if p.isdigit() and 1 <= int(p) <= len(DEMO_NAMES):
+        return ",".join(DEMO_NAMES[: int(p)])
+    return players
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "demo",
@@ -20,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Never waits for input unless --keyboard.",
     )
     p.add_argument("--rules", default="yatzy", metavar="NAME", help="rule set name or .toml path (default yatzy)")
-    p.add_argument("--players", default="1", metavar="P", help="a count (2) or names (Anna,Bo); default 1")
+    p.add_argument("--players", default="1", metavar="P", help="a count (2: Anna and Bo) or names (Anna,Bo); default 1")
     p.add_argument("--screen", default="terminal", choices=("terminal", "window", "png"), help="where the screen goes (default terminal)")
     p.add_argument("--out", default=None, metavar="DIR", help="--screen png: the folder for the PNGs (default the current one)")
     p.add_argument("--keyboard", action="store_true", help="you are the panel: space throws, m menu, q quits (see the key help)")
@@ -66,7 +77,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         try:
             rig = A.simulated_rig(
                 args.rules,
-                args.players,
+                demo_players(args.players),
                 seed=args.seed,
                 db_path=db,
                 screen=screen,

@@ -62,3 +62,12 @@ def test_png_screen_writes_real_pngs_of_the_game(tmp_path):
     pngs = sorted(tmp_path.glob("screen-*.png"))
     assert len(pngs) >= 2 and screen.shown >= len(pngs)
     assert Image.open(pngs[-1]).size == (800, 480)
+
+
+def test_demo_names_a_count_of_players_shortly():
+    from controller.commands.app import demo_players
+
+    assert demo_players("2") == "Anna,Bo"
+    assert demo_players("1") == "Anna"
+    assert demo_players("Kim,Lo") == "Kim,Lo"
+    assert demo_players("9") == "9"  # left for the game to refuse in one line
