@@ -140,14 +140,15 @@ source_id() {
     ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
 
+# ensure_link TARGET LINK VERB: LINK (a path on the target system) points at TARGET; VERB names it in the log
 ensure_link() {
-  local link="$ROOT$LINK"
-  if [ "$(readlink "$link" 2>/dev/null)" = "$VENV/bin/yatzycam" ]; then
-    say "unchanged $LINK"
+  local target=$1 link="$ROOT$2" verb=$3
+  if [ "$(readlink "$link" 2>/dev/null)" = "$target" ]; then
+    say "unchanged ($verb) $2"
   elif [ "$DRY" = 1 ]; then
-    say "would link $LINK -> $VENV/bin/yatzycam"; CHANGES=$((CHANGES + 1))
+    say "would $verb $2 -> $target"; CHANGES=$((CHANGES + 1))
   else
-    mkdir -p "$(dirname "$link")"; ln -sfn "$VENV/bin/yatzycam" "$link"; say "linked $LINK"; CHANGES=$((CHANGES + 1))
+    mkdir -p "$(dirname "$link")"; ln -sfn "$target" "$link"; say "$verb $2 -> $target"; CHANGES=$((CHANGES + 1))
   fi
 }
 
@@ -155,7 +156,7 @@ install_all() {
   ensure_packages
   ensure_user
   ensure_venv
-  ensure_link
+  ensure_link "$VENV/bin/yatzycam" "$LINK" link
   put "$SRC/systemd/config.example.toml" "$ETC/config.example.toml" 0644
   put "$SRC/systemd/config.example.toml" "$ETC/config.toml" 0644 keep
   [ -f "$SRC/README.md" ] && put "$SRC/README.md" "$PREFIX/README.md" 0644
@@ -164,14 +165,7 @@ install_all() {
   put "$SRC/systemd/yatzycam.service" "$UNIT" 0644
   [ "$CHANGES" != "$before" ] && live systemctl daemon-reload
   if [ -n "$ROOT" ]; then
-    local wants="$ROOT/etc/systemd/system/multi-user.target.wants/yatzycam.service"
-    if [ "$(readlink "$wants" 2>/dev/null)" = "$UNIT" ]; then
-      say "unchanged (enabled) $UNIT"
-    elif [ "$DRY" = 1 ]; then
-      say "would enable $UNIT"; CHANGES=$((CHANGES + 1))
-    else
-      mkdir -p "$(dirname "$wants")"; ln -sfn "$UNIT" "$wants"; say "enabled $UNIT"; CHANGES=$((CHANGES + 1))
-    fi
+    ensure_link "$UNIT" /etc/systemd/system/multi-user.target.wants/yatzycam.service enable
   else
     systemctl is-enabled --quiet yatzycam.service 2>/dev/null || live systemctl enable yatzycam.service
     # (re)start only when something changed or it is not running: a second run leaves a game alone
