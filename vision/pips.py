@@ -42,6 +42,21 @@ LAYOUTS: dict[int, np.ndarray] = {
 }
 
 
+def odd(x: float) -> int:
+    """The odd integer (at least 3) nearest `x`: a kernel size."""
+    k = max(3, int(round(x)))
+    return k if k % 2 else k + 1
+
+
+def scaled(gray: np.ndarray, scale: float) -> np.ndarray:
+    """`gray` resized by `scale` (area averaging when shrinking); itself when the scale is ~1."""
+    if abs(scale - 1.0) < 0.02:
+        return gray
+    h, w = gray.shape[:2]
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.resize(gray, (max(8, round(w * scale)), max(8, round(h * scale))), interpolation=interp)
+
+
 def hats(gray: np.ndarray, kernel: int) -> tuple[np.ndarray, np.ndarray]:
     """(black-hat, top-hat) of `gray` with a square kernel of side `kernel`."""
     k = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))

@@ -31,7 +31,7 @@ import numpy as np
 
 from vision import tray
 from vision.dice import Face, Limits, group
-from vision.pips import Pip, find_pips, hats
+from vision.pips import Pip, find_pips, hats, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
@@ -131,11 +131,6 @@ def load_image(path: str) -> np.ndarray:
     return img
 
 
-def _odd(x: float) -> int:
-    k = max(3, int(round(x)))
-    return k if k % 2 else k + 1
-
-
 def read(frame_bgr: np.ndarray, calibration: "Calibration | None" = None, n_dice: int | None = None) -> Reading:
     """Read every die in the frame. Raises FrameError for a frame with nothing to read."""
     t0 = time.perf_counter()
@@ -162,14 +157,6 @@ class Detection:
     scale: float  # working copy = frame * scale
     a: float | None  # corner-pip offset in working pixels (known or measured)
     side: tuple[Pip, ...] = ()  # squashed spots: pips seen on a side face
-
-
-def _scaled(gray: np.ndarray, scale: float) -> np.ndarray:
-    if abs(scale - 1.0) < 0.02:
-        return gray
-    h, w = gray.shape[:2]
-    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    return cv2.resize(gray, (max(8, round(w * scale)), max(8, round(h * scale))), interpolation=interp)
 
 
 def detect(frame: np.ndarray, a_px: float, known: bool) -> Detection:
@@ -337,36 +324,7 @@ def _side_of(f: Face, p: Pip, nadir: tuple[float, float], a: float) -> bool:
 
 
 def _read_free(gray: np.ndarray) -> tuple[list[DieReading], tuple[str, ...]]:
-    """No calibration: any top-down photo of dice on a contrasting surface."""
-    faces, scale = free_faces(gray)
-    return [DieReading(f.value, (f.cx / scale, f.cy / scale), "ok") for f in faces], ()
+    """No calibration: any top-down photo of dice on a contrasting surface (vision.free)."""
+    from vision.free import free_dice
 
-
-def free_faces(gray: np.ndarray, min_r_frac: float = 1 / 160, one_r_frac: float | None = 1 / 110) -> tuple[list[Face], float]:
-    """Faces in a photo of unknown scale (dice about 1/30 to 1/3 of the frame); (faces, working scale)."""
-    h, w = gray.shape
-    scale = min(1.0, 800.0 / max(h, w))
-    work = _scaled(gray, scale)
-    side = max(work.shape)
-    kernel = _odd(0.1 * side)
-    bh, th = hats(work, kernel)
-    pips = find_pips(bh, th, min_r=max(1.2, side * min_r_frac), max_r=side * 0.06)
-    g = group(pips, bh, th, Limits(max_err=0.12, min_aniso=0.55,
-                                   one_min_r=None if one_r_frac is None else side * one_r_frac))
-    return _consistent(list(g.faces)), scale
-
-
-def _consistent(faces: list[Face]) -> list[Face]:
-    """Dice in one view are one size: drop twos, threes and ones that do not fit the others."""
-    big = [f.a for f in faces if f.value >= 4]
-    multi = [f.r for f in faces if f.value > 1]
-    ref_a = float(np.median(big)) if big else None
-    ref_r = float(np.median(multi)) if multi else None
-    out = []
-    for f in faces:
-        if f.value in (2, 3) and ref_a is not None and not (0.7 * ref_a <= f.a <= 1.5 * ref_a):
-            continue
-        if f.value == 1 and ref_r is not None and f.r < 0.5 * ref_r:
-            continue
-        out.append(f)
-    return out
+    return [DieReading(v, (x, y), "ok") for v, x, y in free_dice(gray)], ()
