@@ -2,14 +2,40 @@
 
 `free_dice(gray)` -> [(value, x, y)] in the photo's pixels. Used by `vision.reader.read`
 when there is no calibration (the real photos of ../shared/data/dice-photos).
+
+Round spots of either polarity (`vision.pips.find_pips` on a black-hat and a
+top-hat) propose faces: every pair of like spots at a plausible distance is a
+face's diagonal, the spots inside its circle are the face's pips, and the set
+must fit a canonical 1-6 layout (`fit_layout`). Each proposal is then checked on
+the grey picture itself, not on the hat response: inside the face square the
+die must be one even tone, the pips the only marks on it, all about as dark (or
+light) as each other. A lone pip must sit in the middle of a plain disc several
+pip radii wide, so the corner pip of a two whose other pip was missed, a speck
+on the table or one mark of a symbol die is not read as a one. Faces are taken
+most pips first; a face may not overlap one already taken, and dice in one
+photo have about one size.
 """
 
 from __future__ import annotations
 
+import math
+
+import cv2
 import numpy as np
 
-from vision.dice import Face, Limits, group
-from vision.pips import find_pips, hats, odd as _odd, scaled as _scaled
+from vision.dice import Face
+from vision.pips import Fit, Pip, find_pips, fit_layout, hats, odd as _odd, scaled as _scaled, single
+
+ONE_REF = 1.45  # ... or this share of the corner offset of the photo's other dice, if larger
+MAX_ERR = 0.15  # pip residual / corner offset
+MIN_ANISO = 0.55  # smaller / larger axis of the fitted layout (stretched photos)
+R_OVER_A = (0.12, 0.62)  # pip radius / corner offset
+FACE_HALF = 1.45  # the checked square, in units of the corner offset (the face edge is at ~1.75)
+ONE_DISC = 3.2  # the plain disc round a one's pip, in pip radii
+MIN_CONTRAST = 14.0  # grey levels between the face and its pips
+SPOT_Z = 0.5  # a face pixel this far (as a share of the pip contrast) towards the pip tone is a mark
+MAX_MARKS = 0.02  # share of the checked face that may be marks (noise, blur round the pips)
+MAX_GLARE = 0.06  # share that may be much lighter (or darker) than the face the other way: glare, an edge
 
 
 def free_dice(gray: np.ndarray) -> list[tuple[int, float, float]]:
@@ -24,12 +50,132 @@ def free_faces(gray: np.ndarray, min_r_frac: float = 1 / 160, one_r_frac: float 
     scale = min(1.0, 800.0 / max(h, w))
     work = _scaled(gray, scale)
     side = max(work.shape)
-    kernel = _odd(0.1 * side)
-    bh, th = hats(work, kernel)
+    bh, th = hats(work, _odd(0.1 * side))
     pips = find_pips(bh, th, min_r=max(1.2, side * min_r_frac), max_r=side * 0.06)
-    g = group(pips, bh, th, Limits(max_err=0.12, min_aniso=0.55,
-                                   one_min_r=None if one_r_frac is None else side * one_r_frac))
-    return _consistent(list(g.faces)), scale
+    one_min_r = 0.0 if one_r_frac is None else side * one_r_frac
+    faces = _select(work, pips, one_min_r)
+    return _consistent(faces), scale
+
+
+def _proposals(pips: list[Pip]) -> list[tuple[int, float, Fit, tuple[int, ...]]]:
+    """Candidate faces, most pips and best fit first: (-pips, err, fit, members); every pip is also a one."""
+    n = len(pips)
+    out: list[tuple[int, float, Fit, tuple[int, ...]]] = []
+    if n == 0:
+        return out
+    xy = np.array([[p.x, p.y] for p in pips])
+    r = np.array([p.r for p in pips])
+    dark = np.array([p.dark for p in pips])
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    rmax, rmin = np.maximum(r[:, None], r[None, :]), np.minimum(r[:, None], r[None, :])
+    ok = (dark[:, None] == dark[None, :]) & (rmax < 1.6 * rmin) & (d > 3.5 * rmax) & (d < 13.0 * rmin)
+    seen: set[tuple[int, ...]] = set()
+    for i, j in zip(*np.nonzero(np.triu(ok, 1))):
+        m = (xy[i] + xy[j]) / 2
+        inside = np.nonzero((np.hypot(xy[:, 0] - m[0], xy[:, 1] - m[1]) < d[i, j] / 2 * 1.12) & (dark == dark[i]))[0]
+        members = tuple(sorted(set(inside.tolist()) | {int(i), int(j)}))
+        if len(members) > 6 or members in seen:
+            continue
+        seen.add(members)
+        fit = fit_layout(xy[list(members)])
+        if fit is None or fit.err > MAX_ERR or fit.aniso < MIN_ANISO:
+            continue
+        rs = r[list(members)]
+        if rs.max() > 1.6 * rs.min() or not (R_OVER_A[0] <= rs.mean() / fit.a <= R_OVER_A[1]):
+            continue
+        out.append((-len(members), fit.err, fit, members))
+    for k in range(n):
+        out.append((-1, 0.0, single(float(xy[k, 0]), float(xy[k, 1]), 2.2 * r[k]), (k,)))
+    out.sort(key=lambda o: (o[0], o[1]))
+    return out
+
+
+def _face_mask(fit: Fit, pips: list[Pip], members: tuple[int, ...], shape: tuple[int, int], a_ref: float | None):
+    """(x0, y0, face mask, pip-core mask) of the checked face region; None when it leaves the picture."""
+    h, w = shape
+    r = float(np.mean([pips[k].r for k in members]))
+    rad = max(ONE_DISC * r, ONE_REF * a_ref) if a_ref else ONE_DISC * r
+    if fit.value == 1:
+        corners = np.array([[fit.cx - rad, fit.cy - rad], [fit.cx + rad, fit.cy + rad]])
+    else:
+        corners = np.array([fit.to_image(u * FACE_HALF, v * FACE_HALF) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    x0, y0 = np.floor(corners.min(0)).astype(int)
+    x1, y1 = np.ceil(corners.max(0)).astype(int) + 1
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return None  # cut by the picture's edge: do not guess
+    face = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    if fit.value == 1:
+        cv2.circle(face, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(rad)), 1, -1)
+    else:
+        cv2.fillConvexPoly(face, np.round(corners - [x0, y0]).astype(np.int32), 1)
+    core = np.zeros_like(face)
+    for k in members:
+        p = pips[k]
+        c = (int(round(p.x - x0)), int(round(p.y - y0)))
+        cv2.circle(face, c, int(math.ceil(1.6 * p.r + 1)), 0, -1)
+        cv2.circle(core, c, max(1, int(round(0.5 * p.r))), 1, -1)
+    return x0, y0, face, core
+
+
+def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ...],
+             a_ref: float | None = None) -> dict | None:
+    """How a proposed face looks on the grey picture: pip contrast, marks, glare, pip evenness."""
+    m = _face_mask(fit, pips, members, gray.shape, a_ref)
+    if m is None:
+        return None
+    x0, y0, face, core = m
+    patch = gray[y0:y0 + face.shape[0], x0:x0 + face.shape[1]].astype(np.float32)
+    vals = patch[face > 0]
+    if vals.size < 10:
+        return None
+    dark = pips[members[0]].dark
+    sign = 1.0 if dark else -1.0
+    level = float(np.median(vals))
+    cores = []
+    for k in members:
+        p = pips[k]
+        yy, xx = int(round(p.y - y0)), int(round(p.x - x0))
+        rr = max(1, int(round(0.5 * p.r)))
+        cores.append(float(np.median(patch[max(0, yy - rr):yy + rr + 1, max(0, xx - rr):xx + rr + 1])))
+    pip_level = float(np.median(cores))
+    contrast = sign * (level - pip_level)
+    if contrast <= 0:
+        return dict(contrast=contrast, marks=1.0, glare=1.0, even=0.0, spread=9.0)
+    z = sign * (level - vals) / contrast
+    zc = [sign * (level - c) / contrast for c in cores]
+    return dict(contrast=contrast, marks=float(np.mean(z > SPOT_Z)), glare=float(np.mean(z < -SPOT_Z)),
+                even=min(zc) / max(zc), spread=float(np.percentile(z, 90) - np.percentile(z, 10)))
+
+
+def _good(f: dict | None) -> bool:
+    return (f is not None and f["contrast"] >= MIN_CONTRAST and f["marks"] <= MAX_MARKS
+            and f["glare"] <= MAX_GLARE and f["even"] >= 0.5)
+
+
+def _select(gray: np.ndarray, pips: list[Pip], one_min_r: float) -> list[Face]:
+    """Verified faces, most pips first, no two on one die."""
+    faces: list[Face] = []
+    a_ref: float | None = None
+    used: set[int] = set()
+    for _, _, fit, members in _proposals(pips):
+        if used.intersection(members):
+            continue
+        if fit.value == 1 and a_ref is None and faces and faces[-1].value > 1:
+            # the faces with more pips (all taken by now) give the dice's size: a one's plain disc is its face
+            a_ref = float(np.median([f.a for f in faces]))
+        r = float(np.mean([pips[k].r for k in members]))
+        if fit.value == 1 and r < one_min_r:
+            continue
+        half = 1.75 * fit.a if fit.value > 1 else ONE_DISC * r
+        if any(math.hypot(f.cx - fit.cx, f.cy - fit.cy) < half + (1.75 * f.a if f.value > 1 else ONE_DISC * f.r) * 0.8
+               for f in faces):
+            continue  # on a die already read
+        if not _good(features(gray, fit, pips, members, a_ref)):
+            continue
+        p = pips[members[0]]
+        faces.append(Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, members, fit))
+        used.update(members)
+    return faces
 
 
 def _consistent(faces: list[Face]) -> list[Face]:
