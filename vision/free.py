@@ -28,7 +28,8 @@ from vision.pips import Fit, Pip, find_pips, fit_layout, hats, odd as _odd, scal
 
 ONE_REF = 1.45  # ... or this share of the corner offset of the photo's other dice, if larger
 MAX_ERR = 0.15  # pip residual / corner offset
-MIN_ANISO = 0.55  # smaller / larger axis of the fitted layout (stretched photos)
+MIN_ANISO = 0.55  # smaller / larger axis of the fitted layout (a six's columns are closer than its rows)
+MIN_ANISO_SQUARE = 0.85  # ... of a four or five, which are square (so half a six is no four)
 R_OVER_A = (0.12, 0.62)  # pip radius / corner offset
 FACE_HALF = 1.45  # the checked square, in units of the corner offset (the face edge is at ~1.75)
 ONE_DISC = 3.2  # the plain disc round a one's pip, in pip radii
@@ -78,7 +79,7 @@ def _proposals(pips: list[Pip]) -> list[tuple[int, float, Fit, tuple[int, ...]]]
             continue
         seen.add(members)
         fit = fit_layout(xy[list(members)])
-        if fit is None or fit.err > MAX_ERR or fit.aniso < MIN_ANISO:
+        if fit is None or fit.err > MAX_ERR or fit.aniso < (MIN_ANISO_SQUARE if fit.value in (4, 5) else MIN_ANISO):
             continue
         rs = r[list(members)]
         if rs.max() > 1.6 * rs.min() or not (R_OVER_A[0] <= rs.mean() / fit.a <= R_OVER_A[1]):
