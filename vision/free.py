@@ -53,9 +53,27 @@ def free_faces(gray: np.ndarray, min_r_frac: float = 1 / 160, one_r_frac: float 
     side = max(work.shape)
     bh, th = hats(work, _odd(0.1 * side))
     pips = find_pips(bh, th, min_r=max(1.2, side * min_r_frac), max_r=side * 0.06)
+    pips = _add_coarse(work, pips)
     one_min_r = 0.0 if one_r_frac is None else side * one_r_frac
     faces = _select(work, pips, one_min_r)
     return _consistent(faces), scale
+
+
+COARSE_K = 0.1  # hat kernel at half size, share of the side
+COARSE_T = 18.0
+
+
+def _add_coarse(work: np.ndarray, pips: list[Pip]) -> list[Pip]:
+    """Add the big spots found at half size (big pips touching in a row merge at full size)."""
+    half = _scaled(work, 0.5)
+    hs = max(half.shape)
+    bh, th = hats(half, _odd(COARSE_K * hs))
+    out = list(pips)
+    for p in find_pips(bh, th, min_r=max(1.2, hs * 1 / 110), max_r=hs * 0.08, t_low=COARSE_T):
+        q = Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong)
+        if not any(o.dark == q.dark and math.hypot(o.x - q.x, o.y - q.y) < max(o.r, q.r) for o in pips):
+            out.append(q)
+    return out
 
 
 def _proposals(pips: list[Pip]) -> list[tuple[int, float, Fit, tuple[int, ...]]]:
