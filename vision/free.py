@@ -51,29 +51,34 @@ def free_faces(gray: np.ndarray, min_r_frac: float = 1 / 160, one_r_frac: float 
     scale = min(1.0, 800.0 / max(h, w))
     work = _scaled(gray, scale)
     side = max(work.shape)
-    bh, th = hats(work, _odd(0.1 * side))
-    pips = find_pips(bh, th, min_r=max(1.2, side * min_r_frac), max_r=side * 0.06)
-    pips = _add_coarse(work, pips)
+    min_r = max(1.2, side * min_r_frac)
+    pips = _spots(work, MAIN_S, 0.1, min_r, 0.06 * side)  # the main pass
+    pips = _merged(pips, _spots(work, 0.5, 0.1, side / 110, 0.08 * side))  # big pips that touch
+    pips = _merged(pips, _spots(work, FINE_S, FINE_K, min_r, 0.4 * FINE_K * side))  # pips on small dice
     one_min_r = 0.0 if one_r_frac is None else side * one_r_frac
     faces = _select(work, pips, one_min_r)
     return _consistent(faces), scale
 
 
-COARSE_K = 0.1  # hat kernel at half size, share of the side
-COARSE_T = 18.0
+MAIN_S = 1.0
+FINE_S = 0.5  # the narrow hat is taken at this size
+FINE_K = 0.05  # ... with a kernel of this share of the side: on a die not much larger than the wide
+# kernel the whole die stands out of the wide hat and its pips drown in it
 
 
-def _add_coarse(work: np.ndarray, pips: list[Pip]) -> list[Pip]:
-    """Add the big spots found at half size (big pips touching in a row merge at full size)."""
-    half = _scaled(work, 0.5)
-    hs = max(half.shape)
-    bh, th = hats(half, _odd(COARSE_K * hs))
-    out = list(pips)
-    for p in find_pips(bh, th, min_r=max(1.2, hs * 1 / 110), max_r=hs * 0.08, t_low=COARSE_T):
-        q = Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong)
-        if not any(o.dark == q.dark and math.hypot(o.x - q.x, o.y - q.y) < max(o.r, q.r) for o in pips):
-            out.append(q)
-    return out
+def _spots(work: np.ndarray, f: float, k: float, min_r: float, max_r: float) -> list[Pip]:
+    """`find_pips` on `work` scaled by `f`, hat kernel `k` x its side; radii and coordinates of `work`."""
+    img = _scaled(work, f)
+    f = img.shape[1] / work.shape[1]
+    bh, th = hats(img, _odd(k * max(img.shape)))
+    return [Pip((p.x + 0.5) / f - 0.5, (p.y + 0.5) / f - 0.5, p.r / f, p.dark, p.contrast, p.round, p.elong)
+            for p in find_pips(bh, th, min_r=max(1.2, min_r * f), max_r=max_r * f)]
+
+
+def _merged(pips: list[Pip], more: list[Pip]) -> list[Pip]:
+    """`pips` and those of `more` that are not already among them."""
+    return pips + [q for q in more
+                   if not any(o.dark == q.dark and math.hypot(o.x - q.x, o.y - q.y) < max(o.r, q.r) for o in pips)]
 
 
 def _proposals(pips: list[Pip]) -> list[tuple[int, float, Fit, tuple[int, ...]]]:
@@ -176,6 +181,7 @@ def _select(gray: np.ndarray, pips: list[Pip], one_min_r: float) -> list[Face]:
     faces: list[Face] = []
     a_ref: float | None = None
     used: set[int] = set()
+    doubt: set[int] = set()
     for _, _, fit, members in _proposals(pips):
         if used.intersection(members):
             continue
@@ -186,15 +192,17 @@ def _select(gray: np.ndarray, pips: list[Pip], one_min_r: float) -> list[Face]:
         if fit.value == 1 and r < one_min_r:
             continue
         half = 1.75 * fit.a if fit.value > 1 else ONE_DISC * r
-        if any(math.hypot(f.cx - fit.cx, f.cy - fit.cy) < half + (1.75 * f.a if f.value > 1 else ONE_DISC * f.r) * 0.8
-               for f in faces):
-            continue  # on a die already read
+        clash = [k for k, f in enumerate(faces)
+                 if math.hypot(f.cx - fit.cx, f.cy - fit.cy) < half + (1.75 * f.a if f.value > 1 else ONE_DISC * f.r) * 0.8]
         if not _good(features(gray, fit, pips, members, a_ref)):
+            continue
+        if clash:  # another reading of that die fits as well: it is not one die's face, read neither
+            doubt.update(clash)
             continue
         p = pips[members[0]]
         faces.append(Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, members, fit))
         used.update(members)
-    return faces
+    return [f for k, f in enumerate(faces) if k not in doubt]
 
 
 def _consistent(faces: list[Face]) -> list[Face]:
