@@ -32,6 +32,7 @@ MIN_ANISO = 0.55  # smaller / larger axis of the fitted layout (a six's columns 
 MIN_ANISO_SQUARE = 0.85  # ... of a four or five, which are square (so half a six is no four)
 R_OVER_A = (0.12, 0.62)  # pip radius / corner offset
 FACE_HALF = 1.45  # the checked square, in units of the corner offset (the face edge is at ~1.75)
+FACE_ROUND = 1.75  # ... cut to a disc of this radius (a recessed face is round)
 ONE_DISC = 3.2  # the plain disc round a one's pip, in pip radii
 MIN_CONTRAST = 14.0  # grey levels between the face and its pips
 SPOT_Z = 0.5  # a face pixel this far (as a share of the pip contrast) towards the pip tone is a mark
@@ -122,7 +123,9 @@ def _face_mask(fit: Fit, pips: list[Pip], members: tuple[int, ...], shape: tuple
     if fit.value == 1:
         corners = np.array([[fit.cx - rad, fit.cy - rad], [fit.cx + rad, fit.cy + rad]])
     else:
-        corners = np.array([fit.to_image(u * FACE_HALF, v * FACE_HALF) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+        t = np.linspace(0, 2 * math.pi, 32, endpoint=False)
+        rr = np.minimum(FACE_ROUND, FACE_HALF / np.maximum(np.abs(np.cos(t)), np.abs(np.sin(t))))
+        corners = np.array([fit.to_image(u, v) for u, v in zip(rr * np.cos(t), rr * np.sin(t))])
     x0, y0 = np.floor(corners.min(0)).astype(int)
     x1, y1 = np.ceil(corners.max(0)).astype(int) + 1
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
@@ -167,7 +170,8 @@ def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ..
         return dict(contrast=contrast, marks=1.0, glare=1.0, even=0.0, spread=9.0)
     z = sign * (level - vals) / contrast
     zc = [sign * (level - c) / contrast for c in cores]
-    return dict(contrast=contrast, marks=float(np.mean(z > SPOT_Z)), glare=float(np.mean(z < -SPOT_Z)),
+    marks = float(np.mean(z > SPOT_Z))
+    return dict(contrast=contrast, marks=marks, glare=float(np.mean(z < -SPOT_Z)),
                 even=min(zc) / max(zc), spread=float(np.percentile(z, 90) - np.percentile(z, 10)))
 
 
