@@ -38,6 +38,7 @@ MIN_CONTRAST = 14.0  # grey levels between the face and its pips
 SPOT_Z = 0.5  # a face pixel this far (as a share of the pip contrast) towards the pip tone is a mark
 MAX_MARKS = 0.02  # share of the checked face that may be marks (noise, blur round the pips)
 MAX_GLARE = 0.06  # share that may be much lighter (or darker) than the face the other way: glare, an edge
+NEAR = 2.6  # no spare pip of a face's kind within this many corner offsets of its centre
 
 
 def free_dice(gray: np.ndarray) -> list[tuple[int, float, float]]:
@@ -53,7 +54,7 @@ def free_faces(gray: np.ndarray, min_r_frac: float = 1 / 160, one_r_frac: float 
     work = _scaled(gray, scale)
     side = max(work.shape)
     min_r = max(1.2, side * min_r_frac)
-    pips = _spots(work, MAIN_S, 0.1, min_r, 0.06 * side)  # the main pass
+    pips = _spots(work, 1.0, 0.1, min_r, 0.06 * side)  # the main pass
     pips = _merged(pips, _spots(work, 0.5, 0.1, side / 110, 0.08 * side))  # big pips that touch
     pips = _merged(pips, _spots(work, FINE_S, FINE_K, min_r, 0.4 * FINE_K * side))  # pips on small dice
     one_min_r = 0.0 if one_r_frac is None else side * one_r_frac
@@ -61,7 +62,6 @@ def free_faces(gray: np.ndarray, min_r_frac: float = 1 / 160, one_r_frac: float 
     return _consistent(faces), scale
 
 
-MAIN_S = 1.0
 FINE_S = 0.5  # the narrow hat is taken at this size
 FINE_K = 0.05  # ... with a kernel of this share of the side: on a die not much larger than the wide
 # kernel the whole die stands out of the wide hat and its pips drown in it
@@ -206,7 +206,14 @@ def _select(gray: np.ndarray, pips: list[Pip], one_min_r: float) -> list[Face]:
         p = pips[members[0]]
         faces.append(Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, members, fit))
         used.update(members)
-    return [f for k, f in enumerate(faces) if k not in doubt]
+    faces = [f for k, f in enumerate(faces) if k not in doubt]
+    # a face with a spare pip of its kind and size close by may be part of a bigger face: not read
+    taken = {k for f in faces for k in f.pips}
+    spare = [p for k, p in enumerate(pips) if k not in taken]
+    return [f for f in faces
+            if not any(p.dark == f.dark and 0.6 * f.r < p.r < f.r / 0.6
+                       and math.hypot(p.x - f.cx, p.y - f.cy) < NEAR * (f.a if f.value > 1 else a_ref or 2.2 * f.r)
+                       for p in spare)]
 
 
 def _consistent(faces: list[Face]) -> list[Face]:
