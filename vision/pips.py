@@ -226,3 +226,97 @@ def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
         else:
             continue
     return best
+
+
+def spots_response(gray: np.ndarray, darkest: np.ndarray, a: float) -> tuple[np.ndarray, np.ndarray]:
+    """(dark-spot, light-spot) responses for pips of a known layout scale `a` (corner offset, px).
+
+    Centre minus surround (a difference of Gaussians): a pip stands out from the face
+    around it, while shading, a die's edge against its shadow or a broad highlight,
+    being wider than a pip, hardly respond. Dark pips from the grey image, light pips
+    from the darkest channel (white pips on a coloured die)."""
+    out = []
+    for img, sign in ((gray, -1.0), (darkest, 1.0)):
+        f = img.astype(np.float32)
+        d = cv2.GaussianBlur(f, (0, 0), 0.2 * a) - cv2.GaussianBlur(f, (0, 0), 0.55 * a)
+        out.append(np.clip(sign * d * 1.5, 0, 255).astype(np.uint8))
+    return out[0], out[1]
+
+
+def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
+             where: np.ndarray | None = None, base: np.ndarray | None = None, ring: float = 0.0) -> list[Pip]:
+    """Spots of a known radius `r` in a hat response: one per local maximum.
+
+    For a calibrated camera the pip size is known, so every local maximum of the
+    response smoothed at that size is a candidate, however close its neighbours
+    (a six's columns blur together at half their peak). Each is measured on a
+    small window: its outline is cut at half its own peak, higher when that
+    outline runs into a neighbour. `where` (bool mask, same shape) limits the
+    search, e.g. to where the frame differs from the empty tray. With `base` (the
+    image the response came from) and `ring` (a radius, px), a spot must sit on a
+    plain face: the ring around it is even (a die's corner against its shadow, a
+    crevice between dice or a pip on a narrow side face is not)."""
+    sm = cv2.GaussianBlur(resp, (0, 0), max(0.7, 0.5 * r))
+    k = odd(1.3 * r)
+    dil = cv2.dilate(sm, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    t = max(t_low, 4.0 * float(np.median(sm[::4, ::4])) + 2.0)
+    cand = (sm >= dil) & (sm > t)
+    if where is not None:
+        cand &= where
+    n, _, _, cents = cv2.connectedComponentsWithStats(cand.astype(np.uint8), connectivity=8)
+    H, W = resp.shape
+    h = int(math.ceil(2.2 * r))
+    out: list[Pip] = []
+    yy, xx = np.mgrid[-h:h + 1, -h:h + 1]
+    allc = cents[1:]
+    for cx, cy in allc:
+        x, y = int(round(cx)), int(round(cy))
+        if x - h < 0 or y - h < 0 or x + h >= W or y + h >= H:
+            continue
+        sub = resp[y - h:y + h + 1, x - h:x + h + 1].astype(np.float32)
+        peak = float(sm[y, x])
+        # a neighbouring spot's half of the window is its own (a six's columns touch when blurred)
+        own = np.ones(sub.shape, bool)
+        near = allc[(np.abs(allc[:, 0] - cx) < 2 * h) & (np.abs(allc[:, 1] - cy) < 2 * h)]
+        d_self = (xx + x - cx) ** 2 + (yy + y - cy) ** 2
+        for ox, oy in near:
+            if ox != cx or oy != cy:
+                own &= d_self <= (xx + x - ox) ** 2 + (yy + y - oy) ** 2
+        for level in (0.5, 0.65, 0.8):
+            m = ((sub > level * peak) & own).astype(np.uint8)
+            _, lab = cv2.connectedComponents(m, connectivity=4)
+            c = lab[h, h]
+            if c == 0:
+                break
+            comp = lab == c
+            if not (comp[0].any() or comp[-1].any() or comp[:, 0].any() or comp[:, -1].any()):
+                break
+        else:
+            continue
+        if c == 0:
+            continue
+        wgt = comp.astype(np.float32)
+        area = float(wgt.sum())
+        if area < 3:
+            continue
+        mx, my = float((xx * wgt).sum() / area), float((yy * wgt).sum() / area)
+        dx, dy = xx - mx, yy - my
+        cxx, cyy, cxy = float((dx * dx * wgt).sum() / area), float((dy * dy * wgt).sum() / area), float((dx * dy * wgt).sum() / area)
+        tr, det = cxx + cyy, cxx * cyy - cxy * cxy
+        disc = math.sqrt(max(0.0, tr * tr / 4 - det))
+        l1, l2 = tr / 2 + disc, max(1e-6, tr / 2 - disc)
+        elong = math.sqrt(l2 / l1)
+        fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))  # 1 for a solid ellipse
+        px, py = x + mx, y + my
+        if base is not None and ring > 0:
+            angs = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+            rx = np.clip(np.round(px + ring * np.cos(angs)).astype(int), 0, W - 1)
+            ry = np.clip(np.round(py + ring * np.sin(angs)).astype(int), 0, H - 1)
+            vals = base[ry, rx].astype(np.float32)
+            med = float(np.median(vals))
+            centre = float(base[int(round(py)), int(round(px))])
+            # a neighbouring pip may cover up to two samples each side; an edge covers half the ring
+            if np.count_nonzero(np.abs(vals - med) > 0.35 * abs(centre - med) + 4) > 5:
+                continue
+        out.append(Pip(px, py, math.sqrt(area / math.pi), dark, peak, fill, elong))
+    return out

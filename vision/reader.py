@@ -31,12 +31,13 @@ import numpy as np
 
 from vision import tray
 from vision.dice import Face, Limits, group
-from vision.pips import Pip, find_pips, hats, odd as _odd, scaled as _scaled
+from vision.pips import Pip, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
 
 WORK_A = 11.0  # corner-pip offset on the working copy, pixels (pips 4-9 px wide)
+T_SPOT = 30.0  # least centre-surround response of a pip (grey levels x 1.5)
 DIE_OVER_A = 3.9  # die side / corner-pip offset
 CAMERA_HEIGHT = 32.0  # camera height over the floor in die sides (a Pi camera ~0.5 m over 16 mm dice)
 STATUSES = ("ok", "cocked", "off_tray", "unreadable")
@@ -54,6 +55,7 @@ class DieReading:
     value: int | None
     center: tuple[float, float]
     status: str = "ok"
+    why: str = ""  # which check set the status (for diagnostics; not in the JSON)
 
     def to_json(self) -> dict:
         return {"value": self.value, "center": [round(self.center[0], 1), round(self.center[1], 1)],
@@ -159,25 +161,58 @@ class Detection:
     side: tuple[Pip, ...] = ()  # squashed spots: pips seen on a side face
 
 
-def detect(frame: np.ndarray, a_px: float, known: bool) -> Detection:
+def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None) -> Detection:
     """Faces of dice whose corner-pip offset is about `a_px` frame pixels.
 
-    The frame is scaled so that offset is WORK_A px; dark pips come from the
-    black-hat of its grey, light pips from the top-hat of its darkest channel
-    (white pips on a coloured die stand out there). With `known` the offset is
-    enforced (a calibrated die size); otherwise it only sets the scale.
+    The frame is scaled so that offset is WORK_A px. With `known` (a calibrated
+    die size) pips are spots of that size, centre against surround, dark ones in
+    the grey image and light ones in the darkest channel (white pips on a
+    coloured die), each on a plain face; `rois` (frame pixels x0, y0, x1, y1)
+    limits the search to where dice can be. Without `known`, black-hat and
+    top-hat spots, and the offset only sets the scale.
     """
     scale = float(np.clip(WORK_A / a_px, 0.2, 2.0))
     a = a_px * scale
-    kernel = _odd(1.4 * a)  # wider than a pip, narrower than a die (its body must survive)
-    if frame.ndim == 3:
-        work_bgr = _scaled(frame, scale)
-        dark, _ = hats(cv2.cvtColor(work_bgr, cv2.COLOR_BGR2GRAY), kernel)
-        # white pips on a coloured die: the darkest channel makes the face dark and the pips bright
-        _, light = hats(work_bgr.min(axis=2), kernel)
+    if known:
+        H, W = frame.shape[:2]
+        wh, ww = max(8, round(H * scale)), max(8, round(W * scale))
+        dark = np.zeros((wh, ww), np.uint8)
+        light = np.zeros((wh, ww), np.uint8)
+        spots = []
+        for x0, y0, x1, y1 in (rois if rois is not None else [(0, 0, W, H)]):
+            X0, Y0 = int(x0 * scale), int(y0 * scale)
+            X1, Y1 = min(ww, int(math.ceil(x1 * scale))), min(wh, int(math.ceil(y1 * scale)))
+            if X1 - X0 < 8 or Y1 - Y0 < 8:
+                continue
+            crop = frame[int(Y0 / scale):min(H, int(math.ceil(Y1 / scale))), int(X0 / scale):min(W, int(math.ceil(X1 / scale)))]
+            interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+            work = cv2.resize(crop, (X1 - X0, Y1 - Y0), interpolation=interp)
+            if work.ndim == 2:
+                work = cv2.cvtColor(work, cv2.COLOR_GRAY2BGR)
+            g, mn = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), work.min(axis=2)
+            d, l = spots_response(g, mn, a)
+            # for the plain-face check: how far each pixel stands out from the face around it
+            kb = _odd(a)
+            dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], cv2.subtract(cv2.medianBlur(g, kb), g))
+            light[Y0:Y1, X0:X1] = np.maximum(light[Y0:Y1, X0:X1], cv2.subtract(mn, cv2.medianBlur(mn, kb)))
+            found = spots_at(d, True, 0.38 * a, T_SPOT, base=g, ring=0.6 * a) + spots_at(l, False, 0.38 * a, T_SPOT, base=mn, ring=0.6 * a)
+            # a big coloured one-pip (twice a pip's size) answers a wider centre-surround
+            big = spots_response(g, mn, 2.2 * a)[0]
+            found += [p for p in spots_at(big, True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
+                      if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
+            for p in found:
+                if not any(q.dark == p.dark and abs(q.x - p.x - X0) < 1.5 and abs(q.y - p.y - Y0) < 1.5 for q in spots):
+                    spots.append(Pip(p.x + X0, p.y + Y0, p.r, p.dark, p.contrast, p.round, p.elong))
     else:
-        dark, light = hats(_scaled(frame, scale), kernel)
-    spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
+        kernel = _odd(1.4 * a)  # wider than a pip, narrower than a die (its body must survive)
+        if frame.ndim == 3:
+            work_bgr = _scaled(frame, scale)
+            dark, _ = hats(cv2.cvtColor(work_bgr, cv2.COLOR_BGR2GRAY), kernel)
+            # white pips on a coloured die: the darkest channel makes the face dark and the pips bright
+            _, light = hats(work_bgr.min(axis=2), kernel)
+        else:
+            dark, light = hats(_scaled(frame, scale), kernel)
+        spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
     # a top face is seen square-on (it is parallel to the sensor); squashed spots are on side faces
     pips = [p for p in spots if p.elong >= 0.6 and p.round >= 0.72 and p.r >= 0.12 * a]
     side = tuple(p for p in spots if p not in pips and p.r >= 0.1 * a)
@@ -206,7 +241,9 @@ def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095,
 
 def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") -> tuple[list[DieReading], tuple[str, ...]]:
     a_px = cal.pip_a if cal.pip_a is not None else estimate_a(frame)  # no reference throw: measure this frame
-    det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None)
+    body = _body_map(frame, cal)
+    rois = None if body is None or a_px is None else _rois(body, 4.0 * a_px)
+    det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois)
     k = det.scale
     a = det.a if det.a else 7.0
     die = DIE_OVER_A * a / k  # top face side, frame pixels
@@ -218,25 +255,33 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     loose = [det.pips[i] for i in det.leftover
              if det.pips[i].r >= 0.6 * ref_r and det.pips[i].contrast >= 0.5 * ref_c]
     side = [p for p in det.side if p.contrast >= 0.25 * ref_c] + loose
-    body = _body_map(frame, cal)
-    dice: list[DieReading] = []
+    # a face must sit on a die; a one's pip in the middle of it
+    cands = []
     for f in det.faces:
         x, y = f.cx / k, f.cy / k
         if body is not None and not _has_body(body, x, y, 1.1 * a / k):
             continue  # pips on bare felt (a pattern, a speck): no die there
         if f.value == 1 and body is not None and _off_centre(body, x, y, a / k) > 0.45 * a / k:
-            dice.append(DieReading(None, (x, y), "unreadable"))  # a lone pip not in the middle of its die
-            continue
-        status = "ok"
-        if _off_tray(cal, x, y, die):
-            status = "off_tray"
+            continue  # a lone spot not in the middle of a die: a pip on a side face, a speck
+        cands.append(f)
+    # two faces closer than one die cannot both be top faces: the stronger stays (the other is a
+    # side face's pips); a real die dropped here makes the count short, and the count asks again
+    kept: list[Face] = []
+    for f in sorted(cands, key=_strength, reverse=True):
+        if all(math.hypot(g.cx - f.cx, g.cy - f.cy) >= 3.5 * a for g in kept):
+            kept.append(f)
+    dice: list[DieReading] = []
+    for f in kept:
+        x, y = f.cx / k, f.cy / k
+        status, why = "ok", ""
+        if _off_tray(cal, x, y, die, f.a / a if f.value >= 2 else 1.0):
+            status, why = "off_tray", "outside floor"
         elif f.value >= 4 and f.fit.aniso < 0.93:
-            status = "cocked"  # the top face is foreshortened: it is tilted
+            status, why = "cocked", "aniso"  # the top face is foreshortened: it is tilted
         elif any(_side_of(f, p, nadir, a) for p in side):
-            status = "cocked"  # pips of a side face show where perspective cannot show one
-        elif any(g is not f and math.hypot(g.cx - f.cx, g.cy - f.cy) < 3.6 * a for g in det.faces):
-            status = "unreadable"  # two faces closer than one die: one of them is not what it seems
-        dice.append(DieReading(f.value if status == "ok" else None, (x, y), status))
+            status, why = "cocked", "side pips"  # pips of a side face show where perspective cannot show one
+        dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why))
+    det = Detection(tuple(kept), det.pips, det.leftover, det.scale, det.a, det.side)
     # pips no face explains and no side face explains: a die that cannot be read
     loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in det.faces)]
     clusters: list[list[Pip]] = []
@@ -250,13 +295,24 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     for c in clusters:
         x = float(np.mean([q.x for q in c])) / k
         y = float(np.mean([q.y for q in c])) / k
-        dice.append(DieReading(None, (x, y), "off_tray" if _off_tray(cal, x, y, die) else "unreadable"))
+        dice.append(DieReading(None, (x, y), "off_tray" if _off_tray(cal, x, y, die) else "unreadable", "loose pips"))
     return dice, ()
 
 
-def _off_tray(cal: "Calibration", x: float, y: float, die: float) -> bool:
-    """A die centred at (x, y) lies off the tray floor (on the rim or the table) and not in the keep zone."""
-    if tray.distance(cal.floor, x, y) >= -0.2 * die:
+def _strength(f: Face) -> float:
+    """How sure a face is a top face: more pips, tighter fit, stronger pips."""
+    return f.value + (1.0 - min(1.0, 4 * f.err))
+
+
+def _off_tray(cal: "Calibration", x: float, y: float, die: float, grown: float = 1.0) -> bool:
+    """A die whose top face is centred at (x, y) lies off the tray floor (on the rim or the table)
+    and not in the keep zone. `grown`: its face's size over a flat die's on the floor.
+
+    The floor found in the empty frame can stop short of a wall in its shadow (a dark
+    felt), so a die a little outside it is off the tray only when it also sits higher
+    (a die on the rim looks a few percent bigger); well outside, it is off anyway."""
+    d = tray.distance(cal.floor, x, y)
+    if d >= -0.35 * die or (d >= -1.1 * die and grown < 1.03):
         return False
     return cal.keep_zone is None or tray.distance(cal.keep_zone, x, y) <= -0.2 * die
 
@@ -269,6 +325,32 @@ def _body_map(frame: np.ndarray, cal: "Calibration") -> tuple[np.ndarray, float]
     small = cv2.resize(frame, (empty.shape[1], empty.shape[0]), interpolation=cv2.INTER_AREA)
     diff = cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(empty, (3, 3), 0)).max(axis=2)
     return diff, empty.shape[1] / frame.shape[1]
+
+
+def _rois(body: tuple[np.ndarray, float], die: float) -> list[tuple[int, int, int, int]]:
+    """Boxes (frame pixels) around everything that is not the empty tray, a die's width to spare."""
+    diff, s = body
+    m = (diff > 18).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    pad = 0.7 * die * s
+    boxes = [[x - pad, y - pad, x + w + pad, y + h + pad] for x, y, w, h, area in stats[1:]
+             if area >= 0.08 * (die * s) ** 2]
+    merged = True
+    while merged:  # overlapping boxes become one
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                A, B = boxes[i], boxes[j]
+                if A[0] <= B[2] and B[0] <= A[2] and A[1] <= B[3] and B[1] <= A[3]:
+                    boxes[i] = [min(A[0], B[0]), min(A[1], B[1]), max(A[2], B[2]), max(A[3], B[3])]
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    h, w = diff.shape
+    return [(max(0, int(b[0] / s)), max(0, int(b[1] / s)), int(math.ceil(min(w, b[2]) / s)), int(math.ceil(min(h, b[3]) / s)))
+            for b in boxes]
 
 
 def _has_body(body: tuple[np.ndarray, float], x: float, y: float, radius: float) -> bool:
