@@ -38,6 +38,7 @@ MIN_CONTRAST = 14.0  # grey levels between the face and its pips
 SPOT_Z = 0.5  # a face pixel this far (as a share of the pip contrast) towards the pip tone is a mark
 MAX_MARKS = 0.02  # share of the checked face that may be marks (noise, blur round the pips)
 MAX_GLARE = 0.06  # share that may be much lighter (or darker) than the face the other way: glare, an edge
+RSPREAD = 1.9  # largest / smallest pip radius in one face (glare on some pips)
 NEAR = 2.6  # no spare pip of a face's kind within this many corner offsets of its centre
 
 
@@ -93,7 +94,7 @@ def _proposals(pips: list[Pip]) -> list[tuple[int, float, Fit, tuple[int, ...]]]
     dark = np.array([p.dark for p in pips])
     d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
     rmax, rmin = np.maximum(r[:, None], r[None, :]), np.minimum(r[:, None], r[None, :])
-    ok = (dark[:, None] == dark[None, :]) & (rmax < 1.6 * rmin) & (d > 3.5 * rmax) & (d < 13.0 * rmin)
+    ok = (dark[:, None] == dark[None, :]) & (rmax < RSPREAD * rmin) & (d > 3.5 * rmax) & (d < 13.0 * rmin)
     seen: set[tuple[int, ...]] = set()
     for i, j in zip(*np.nonzero(np.triu(ok, 1))):
         m = (xy[i] + xy[j]) / 2
@@ -106,7 +107,7 @@ def _proposals(pips: list[Pip]) -> list[tuple[int, float, Fit, tuple[int, ...]]]
         if fit is None or fit.err > MAX_ERR or fit.aniso < (MIN_ANISO_SQUARE if fit.value in (4, 5) else MIN_ANISO):
             continue
         rs = r[list(members)]
-        if rs.max() > 1.6 * rs.min() or not (R_OVER_A[0] <= rs.mean() / fit.a <= R_OVER_A[1]):
+        if rs.max() > RSPREAD * rs.min() or not (R_OVER_A[0] <= rs.mean() / fit.a <= R_OVER_A[1]):
             continue
         out.append((-len(members), fit.err, fit, members))
     for k in range(n):
@@ -171,7 +172,7 @@ def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ..
     z = sign * (level - vals) / contrast
     zc = [sign * (level - c) / contrast for c in cores]
     marks = float(np.mean(z > SPOT_Z))
-    return dict(contrast=contrast, marks=marks, glare=float(np.mean(z < -SPOT_Z)),
+    return dict(contrast=contrast, marks=marks, glare=float(np.mean(z < -SPOT_Z)), level=level, pip=pip_level,
                 even=min(zc) / max(zc), spread=float(np.percentile(z, 90) - np.percentile(z, 10)))
 
 
@@ -208,12 +209,12 @@ def _select(gray: np.ndarray, pips: list[Pip], one_min_r: float) -> list[Face]:
         used.update(members)
     faces = [f for k, f in enumerate(faces) if k not in doubt]
     # a face with a spare pip of its kind and size close by may be part of a bigger face: not read
+    # (a five or six is part of none)
     taken = {k for f in faces for k in f.pips}
-    spare = [p for k, p in enumerate(pips) if k not in taken]
     return [f for f in faces
-            if not any(p.dark == f.dark and 0.6 * f.r < p.r < f.r / 0.6
-                       and math.hypot(p.x - f.cx, p.y - f.cy) < NEAR * (f.a if f.value > 1 else a_ref or 2.2 * f.r)
-                       for p in spare)]
+            if f.value > 4 or not any(pips[k].dark == f.dark and 0.6 * f.r < pips[k].r < f.r / 0.6
+                       and math.hypot(pips[k].x - f.cx, pips[k].y - f.cy) < NEAR * (f.a if f.value > 1 else a_ref or 2.2 * f.r)
+                       for k in range(len(pips)) if k not in taken)]
 
 
 def _consistent(faces: list[Face]) -> list[Face]:
