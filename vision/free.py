@@ -218,14 +218,15 @@ def _select(gray: np.ndarray, pips: list[Pip], one_min_r: float) -> list[Face]:
 
 
 def _consistent(faces: list[Face]) -> list[Face]:
-    """Dice in one view are one size: drop twos, threes and ones that do not fit the others."""
+    """Dice in one view are about one size: drop twos and threes much smaller than the fours to sixes
+    (or over twice their size), and ones with a pip under half the others' pip size."""
     big = [f.a for f in faces if f.value >= 4]
     multi = [f.r for f in faces if f.value > 1]
     ref_a = float(np.median(big)) if big else None
     ref_r = float(np.median(multi)) if multi else None
     out = []
     for f in faces:
-        if f.value in (2, 3) and ref_a is not None and not (0.7 * ref_a <= f.a <= 1.5 * ref_a):
+        if f.value in (2, 3) and ref_a is not None and not (0.7 * ref_a <= f.a <= 2.0 * ref_a):
             continue
         if f.value == 1 and ref_r is not None and f.r < 0.5 * ref_r:
             continue
