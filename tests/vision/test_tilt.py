@@ -1,0 +1,106 @@
+"""vision.tilt: flat or cocked, from the frame (a few fresh renders: seeds of these tests only)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision import synthetic as S
+from vision import tilt
+
+# seeds for these tests only: the bench uses 1000-2999, training 1_000_000-1_999_999,
+# the held-out measurement 2_000_000-2_099_999
+SEED = 3_000_000
+
+
+def _scene(k: int, condition: str, size=(640, 480), n=6) -> tuple[S.Scene, np.ndarray, list[S.TruthDie]]:
+    sc = S.random_scene(np.random.default_rng(SEED + k), n, size, condition)
+    return sc, S.render(sc), list(S.truth(sc).dice)
+
+
+def _face_px(sc: S.Scene) -> float:
+    return sc.die_size * sc.camera_height / (sc.camera_height - sc.die_size)
+
+
+def _angles(sc: S.Scene, dice: list[S.TruthDie]) -> list[float | None]:
+    """Each die's top-face edge direction in the image, as the reader gives it (None for a one)."""
+    out = []
+    for d, t in zip(sc.dice, dice):
+        p = S.die_pose(d)
+        ups = np.concatenate([p.rotation[2], -p.rotation[2]])
+        j = int(np.argmax(ups))
+        k, sgn = j % 3, (1.0 if j < 3 else -1.0)
+        c3 = p.position + p.rotation[:, k] * sgn * p.half
+        c2, e2 = sc.project(np.array([c3, c3 + p.rotation[:, (k + 1) % 3] * p.half]))
+        out.append(None if t.face == 1 else math.atan2(e2[1] - c2[1], e2[0] - c2[0]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def scored():
+    """Scores and labels of every flat / cocked die in 14 fresh scenes (both frame sizes)."""
+    scores, labels = [], []
+    for k in range(14):
+        size = (1280, 960) if k % 2 else (640, 480)
+        sc, img, dice = _scene(k, "cocked" if k % 3 else "clean", size)
+        keep = [i for i, d in enumerate(dice) if d.status in ("ok", "cocked")]
+        angles = _angles(sc, dice)
+        p = tilt.cocked_scores(img, [dice[i].center for i in keep], _face_px(sc), sc.center,
+                               [angles[i] for i in keep])
+        scores.extend(p.tolist())
+        labels.extend(1 if dice[i].status == "cocked" else 0 for i in keep)
+    return np.array(scores), np.array(labels)
+
+
+def test_flat_and_cocked_dice_separate(scored):
+    p, y = scored
+    assert y.sum() >= 8 and (y == 0).sum() >= 40
+    flat, cocked = p[y == 0], p[y == 1]
+    thr = tilt.THRESHOLD
+    assert np.sum(flat >= thr) == 0, f"flat dice called cocked: {np.sort(flat)[-3:]}"
+    assert np.mean(cocked >= thr) >= 0.8, f"cocked scores {np.sort(cocked)}"
+    # ranking: nearly every cocked die scores above nearly every flat one
+    auc = float(np.mean(cocked[:, None] > flat[None, :]))
+    assert auc >= 0.97
+
+
+def test_shapes_and_range():
+    sc, img, dice = _scene(100, "clean")
+    cs = [d.center for d in dice]
+    p = tilt.cocked_scores(img, cs, _face_px(sc))
+    assert p.shape == (len(cs),) and p.dtype == np.float64
+    assert np.all((p >= 0) & (p <= 1))
+    assert tilt.cocked_scores(img, [], _face_px(sc)).shape == (0,)
+    # a grey frame, angles given for some dice, nadir given: same shape, still in range
+    grey = img[:, :, 1].copy()
+    q = tilt.cocked_scores(grey, cs, _face_px(sc), sc.center, [0.3] + [None] * (len(cs) - 1))
+    assert q.shape == (len(cs),) and np.all((q >= 0) & (q <= 1))
+
+
+def test_yaw_given_or_estimated_agree_on_flat_dice():
+    """Without the pips' yaw (a one), the patch's own estimate gives about the same score."""
+    sc, img, dice = _scene(101, "clean", (1280, 960))
+    cs = [d.center for d in dice]
+    with_yaw = tilt.cocked_scores(img, cs, _face_px(sc), sc.center, _angles(sc, dice))
+    without = tilt.cocked_scores(img, cs, _face_px(sc), sc.center, None)
+    assert np.all(with_yaw < tilt.THRESHOLD) and np.all(without < tilt.THRESHOLD)
+
+
+def test_die_at_the_frame_edge():
+    """A die partly or wholly past the frame's edge gives a score, not an error."""
+    sc, img, dice = _scene(102, "clean")
+    h, w = img.shape[:2]
+    f = _face_px(sc)
+    cs = [(1.0, 1.0), (w - 2.0, h / 2), (w / 2, h + 0.4 * f), (-3 * f, -3 * f)]
+    p = tilt.cocked_scores(img, cs, f, None, [0.2, None, 1.0, None])
+    assert p.shape == (4,) and np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1))
+
+
+def test_threshold_is_the_models():
+    """THRESHOLD is the operating point the model was trained for (stored with it)."""
+    m = tilt.load_model(tilt.MODEL_PATH)
+    assert abs(float(m["threshold"]) - tilt.THRESHOLD) < 1e-6
+    assert 0.0 < tilt.THRESHOLD < 1.0
+    assert tilt.MODEL_PATH.stat().st_size < 1_000_000

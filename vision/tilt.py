@@ -1,0 +1,237 @@
+"""Is a die lying flat or cocked? A learned look at the die, normalised for the camera's geometry.
+
+`cocked_scores(frame, centers, die_px, nadir, angles)` gives each die (found by the reader from
+its pips: the top face's centre and, for 2-6, its yaw) a probability that it is cocked; the
+reader calls a die cocked when the score is >= THRESHOLD.
+
+How: every die is cut out of the frame as a small grey patch (PATCH x PATCH pixels, the die's top
+face DIE pixels wide), turned so the face's edges run along the patch axes and the direction to
+the camera's nadir points (within 45 degrees) down the patch. A flat die then always looks the
+same: a square with, below it, the perspective sliver of the side facing the nadir, as wide as
+its distance from the nadir allows; a cocked die shows a side face elsewhere, a foreshortened or
+displaced top face, a larger silhouette. Features: gradient-orientation histograms per cell
+(HOG-like, locally contrast-normalised), a coarse contrast-normalised thumbnail, and the
+geometry (distance from the nadir in die sides, the remaining angle to it, whether the yaw came
+from the pips). A one-hidden-layer network (numpy, weights in tilt_model.npz next to this file)
+turns them into a probability. Trained on vision.synthetic renders by `python -m vision.train_tilt`.
+
+The angle convention is the reader's (vision.pips.Fit.angle): image coordinates, x right, y down,
+radians, the direction of one of the face's edges (only its value modulo 90 degrees matters).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+MODEL_PATH = Path(__file__).with_name("tilt_model.npz")
+FEATURE_VERSION = 3
+DIE = 20.0  # top face side in patch pixels
+PATCH = 50  # patch side (2.5 die sides)
+CELL = 5  # HOG cell (a quarter die)
+BINS = 8  # signed orientation bins (which side of an edge is brighter tells top face from side face)
+SIGNED = True
+THUMB = 10  # thumbnail side
+STRIP = 8  # half width of the profiles' strip
+
+#: the operating point: a die is cocked when its score is >= THRESHOLD. Chosen by train_tilt on
+#: validation renders (at most 1 flat die in 2000 over it); stored with the model too.
+THRESHOLD = 0.675124
+
+_model: dict | None = None
+
+
+def _load() -> dict:
+    global _model
+    if _model is None:
+        _model = load_model(MODEL_PATH)
+    return _model
+
+
+def load_model(path: str | Path) -> dict:
+    with np.load(str(path)) as z:
+        m = {k: z[k] for k in z.files}
+    if int(m.get("version", -1)) != FEATURE_VERSION:
+        raise ValueError(f"{path}: tilt model for feature version {m.get('version')}, this code has {FEATURE_VERSION}")
+    return m
+
+
+def cocked_scores(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_px: float,
+                  nadir: tuple[float, float] | None = None,
+                  angles: Sequence[float | None] | None = None) -> np.ndarray:
+    """One probability (0..1) per die that it is cocked; (0,) for no dice.
+
+    frame_bgr: the frame (BGR or grey); centers: each die's top-face centre in frame pixels;
+    die_px: a flat die's top-face side in frame pixels (calibration); nadir: the point straight
+    below the camera (default: the frame centre); angles: each top face's edge direction in
+    radians (image coordinates; None when unknown, e.g. for a one)."""
+    if len(centers) == 0:
+        return np.zeros(0, np.float64)
+    X = features(frame_bgr, centers, die_px, nadir, angles)
+    return predict(_load(), X).astype(np.float64)
+
+
+def predict(model: dict, X: np.ndarray) -> np.ndarray:
+    """Probabilities from feature rows: the mean of the model's networks (W1 (E, f, h) or (f, h))."""
+    Z = ((X - model["mu"]) / model["sd"]).astype(np.float32)
+    W1, b1, W2, b2 = (np.asarray(model[k]) for k in ("W1", "b1", "W2", "b2"))
+    if W1.ndim == 2:
+        W1, b1, W2, b2 = W1[None], b1[None], W2[None], np.reshape(b2, (1,))
+    p = np.zeros(len(Z), np.float64)
+    for k in range(len(W1)):
+        z = np.tanh(Z @ W1[k] + b1[k]) @ W2[k] + b2[k]
+        p += 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
+    return p / len(W1)
+
+
+# --------------------------------------------------------------------------- patches
+def _grey(frame: np.ndarray) -> np.ndarray:
+    if frame.ndim == 2:
+        return frame
+    return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+
+
+def _yaw_from_patch(g: np.ndarray, cx: float, cy: float, die_px: float) -> float:
+    """The dominant edge direction (mod 90 degrees) around (cx, cy) of a grey image where the die's
+    face is die_px wide, from 4-fold gradient moments."""
+    r = int(math.ceil(0.85 * die_px))
+    x0, y0 = int(round(cx)) - r, int(round(cy)) - r
+    h, w = g.shape
+    xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + 2 * r + 1), min(h, y0 + 2 * r + 1)
+    if xb - xa < 5 or yb - ya < 5:
+        return 0.0
+    crop = g[ya:yb, xa:xb].astype(np.float32)
+    gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
+    m2 = gx * gx + gy * gy
+    th = np.arctan2(gy, gx)
+    return float(math.atan2(float(np.sum(m2 * np.sin(4 * th))), float(np.sum(m2 * np.cos(4 * th)))) / 4.0)
+
+
+def patches(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_px: float,
+            nadir: tuple[float, float] | None = None,
+            angles: Sequence[float | None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(n, PATCH, PATCH) float32 grey patches and (n, 4) geometry: distance to the nadir in die
+    sides, cos and sin of the angle left between the nadir direction and patch-down, yaw given."""
+    h, w = frame_bgr.shape[:2]
+    if nadir is None:
+        nadir = ((w - 1) / 2.0, (h - 1) / 2.0)
+    n = len(centers)
+    out = np.empty((n, PATCH, PATCH), np.float32)
+    geo = np.empty((n, 4), np.float32)
+    k = die_px / DIE  # frame pixels per patch pixel
+    r = int(math.ceil(0.75 * PATCH * k)) + 2  # crop radius in frame pixels (covers the turned patch)
+    side = 2 * r + 1
+    small = max(PATCH + 4, int(round(side / k))) if k > 1.25 else side
+    f = small / side  # crop pixels -> shrunk crop pixels
+    o = (PATCH - 1) / 2.0
+    for i, (cx, cy) in enumerate(centers):
+        x0, y0 = int(math.floor(cx)) - r, int(math.floor(cy)) - r
+        xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + side), min(h, y0 + side)
+        if xb - xa < 2 or yb - ya < 2:  # (almost) wholly off the frame
+            out[i] = 0.0
+            geo[i] = (0.0, 1.0, 0.0, 0.0)
+            continue
+        crop = _grey(frame_bgr[ya:yb, xa:xb])
+        if xa > x0 or ya > y0 or xb < x0 + side or yb < y0 + side:  # past the frame's edge: replicate
+            crop = cv2.copyMakeBorder(crop, ya - y0, y0 + side - yb, xa - x0, x0 + side - xb, cv2.BORDER_REPLICATE)
+        if small != side:  # shrink by area first (anti-aliased), then turn at about 1:1
+            crop = cv2.resize(crop, (small, small), interpolation=cv2.INTER_AREA)
+        lx, ly = (cx - x0 + 0.5) * f - 0.5, (cy - y0 + 0.5) * f - 0.5  # die centre in crop pixels
+        a = angles[i] if angles is not None and i < len(angles) else None
+        given = a is not None and math.isfinite(a)
+        if not given:
+            a = _yaw_from_patch(crop, lx, ly, DIE * (small / side) * k)
+        phi = math.atan2(nadir[1] - cy, nadir[0] - cx)
+        dist = math.hypot(nadir[0] - cx, nadir[1] - cy) / die_px
+        # theta: the edge direction (a + j * 90 deg) that maps to patch-x with the nadir nearest patch-down
+        j = round((phi - math.pi / 2 - a) / (math.pi / 2))
+        theta = a + j * math.pi / 2
+        res = math.remainder(phi - theta - math.pi / 2, 2 * math.pi)
+        z = 1.0 / (k * f)  # shrunk crop pixels -> patch pixels
+        c, s = math.cos(theta) * z, math.sin(theta) * z
+        M = np.array([[c, s, o - c * lx - s * ly], [-s, c, o + s * lx - c * ly]], np.float64)
+        out[i] = cv2.warpAffine(crop, M, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        geo[i] = (dist, math.cos(res), math.sin(res), 1.0 if given else 0.0)
+    return out, geo
+
+
+def mirror(P: np.ndarray, geo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The same dice seen in a mirror (patch x flipped): physically valid, for training."""
+    g = geo.copy()
+    g[:, 2] = -g[:, 2]
+    return P[:, :, ::-1].copy(), g
+
+
+# --------------------------------------------------------------------------- features
+def describe(P: np.ndarray, geo: np.ndarray) -> np.ndarray:
+    """Feature rows from patches and geometry."""
+    n = len(P)
+    if n == 0:
+        return np.zeros((0, _n_features()), np.float32)
+    gx = np.zeros_like(P)
+    gy = np.zeros_like(P)
+    np.subtract(P[:, :, 2:], P[:, :, :-2], out=gx[:, :, 1:-1])
+    np.subtract(P[:, 2:, :], P[:, :-2, :], out=gy[:, 1:-1, :])
+    mag, ang = cv2.cartToPolar(gx.reshape(-1, PATCH), gy.reshape(-1, PATCH))  # ang in [0, 2 pi)
+    span = 2 * np.pi if SIGNED else np.pi
+    fb = (ang % span if not SIGNED else ang) * np.float32(BINS / span) - np.float32(0.5)
+    b0 = np.floor(fb)
+    w1 = fb - b0
+    b0 = b0.astype(np.int64) % BINS
+    b1 = (b0 + 1) % BINS
+    nc = PATCH // CELL
+    cid = _cell_ids()[None] + (np.arange(n) * (nc * nc * BINS))[:, None, None]
+    cid = cid.reshape(-1, PATCH)
+    size = n * nc * nc * BINS
+    mw = mag * w1
+    hist = np.bincount((cid + b0).ravel(), (mag - mw).ravel(), size)
+    hist += np.bincount((cid + b1).ravel(), mw.ravel(), size)
+    hist = hist.reshape(n, nc, nc, BINS).astype(np.float32)
+    # local contrast normalisation: each cell by the gradient energy of its 3x3 neighbourhood
+    e = hist.sum(axis=3)
+    ep = np.pad(e, ((0, 0), (1, 1), (1, 1)))
+    nb = sum(ep[:, i:i + nc, j:j + nc] for i in range(3) for j in range(3))
+    tot = e.sum(axis=(1, 2)) / (nc * nc)
+    hog = np.sqrt(hist / (nb[..., None] / 9.0 + 0.1 * tot[:, None, None, None] + 1.0))
+    # thumbnail: mean grey per THUMB cell, normalised by the patch's middle (the top face)
+    t = P.reshape(n, THUMB, PATCH // THUMB, THUMB, PATCH // THUMB).mean(axis=(2, 4))
+    q = PATCH // 2
+    mid = P[:, q - 6:q + 6, q - 6:q + 6]
+    sd = P.reshape(n, -1).std(axis=1) + 4.0
+    thumb = (t - mid.mean(axis=(1, 2))[:, None, None]) / sd[:, None, None]
+    # profiles at full resolution through the middle, down (towards the nadir) and across:
+    # where the top face ends and how wide a side face shows beyond it
+    m0 = mid.mean(axis=(1, 2))[:, None]
+    vp = (np.median(P[:, :, q - STRIP:q + STRIP], axis=2) - m0) / sd[:, None]
+    hp = (np.median(P[:, q - STRIP:q + STRIP, :], axis=1) - m0) / sd[:, None]
+    d = geo[:, :1]
+    geof = np.concatenate([d, d * geo[:, 1:3], geo[:, 1:4]], axis=1)
+    return np.concatenate([hog.reshape(n, -1), thumb.reshape(n, -1), vp, hp, geof], axis=1).astype(np.float32)
+
+
+_CELLS: np.ndarray | None = None
+
+
+def _cell_ids() -> np.ndarray:
+    """(PATCH, PATCH) index of each pixel's cell times BINS."""
+    global _CELLS
+    if _CELLS is None:
+        c = np.arange(PATCH) // CELL
+        _CELLS = (c[:, None] * (PATCH // CELL) + c[None, :]) * BINS
+    return _CELLS
+
+
+def _n_features() -> int:
+    return (PATCH // CELL) ** 2 * BINS + THUMB * THUMB + 2 * PATCH + 6
+
+
+def features(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_px: float,
+             nadir: tuple[float, float] | None = None,
+             angles: Sequence[float | None] | None = None) -> np.ndarray:
+    P, geo = patches(frame_bgr, centers, die_px, nadir, angles)
+    return describe(P, geo)

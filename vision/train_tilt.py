@@ -1,0 +1,299 @@
+"""Train vision.tilt's flat-or-cocked model on rendered scenes (vision.synthetic).
+
+    python -m vision.train_tilt --render-only                # fill the render cache (optional)
+    python -m vision.train_tilt --out vision/tilt_model.npz  # train (3200 mixed + 1500 cocked scenes)
+    python -m vision.train_tilt --evaluate --scenes 700      # held-out figures of the committed model
+
+Scenes come from seeds >= 1_000_000 only (the vision bench uses 1000-2999):
+- TRAIN_SEED + i and COCKED_SEED + i: training (the last VAL_SHARE of the TRAIN_SEED scenes
+  pick the threshold, never fitted on);
+- HELDOUT_SEED + i: held-out renders, used only by --evaluate;
+- tests/vision/test_tilt.py uses TEST_SEED + i.
+Scene i has size SIZES[i % 2], DICE[(i // 2) % 3] dice, and is "cocked" with probability
+COCKED_SHARE (else "clean"); COCKED_SEED + i are extra training scenes, all "cocked". Every die whose truth status is "ok" (flat) or "cocked" is a sample;
+its centre is the truth top-face centre jittered by a few % of the die (the reader's error), its
+angle the top face's projected edge direction plus noise (None for a one, as the reader gives).
+
+Renders are cached under /tmp/yatzycam-tilt/ (frame PNG + meta JSON per seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import synthetic as S
+from vision import tilt as T
+
+CACHE = Path(os.environ.get("YATZYCAM_TILT_CACHE", "/tmp/yatzycam-tilt"))
+TRAIN_SEED = 1_000_000
+COCKED_SEED = 1_500_000  # extra training scenes, all "cocked" (cocked dice are 1-2 of 5-8 in a scene)
+HELDOUT_SEED = 2_000_000
+TEST_SEED = 3_000_000
+SIZES = ((1280, 960), (640, 480))
+DICE = (5, 6, 8)
+COCKED_SHARE = 0.6
+VAL_SHARE = 0.2
+
+
+# --------------------------------------------------------------------------- scenes
+def make_scene(seed: int, i: int) -> S.Scene:
+    rng = np.random.default_rng(seed)
+    share = 1.0 if COCKED_SEED <= seed < HELDOUT_SEED else COCKED_SHARE
+    cond = "cocked" if rng.random() < share else "clean"
+    return S.random_scene(rng, DICE[(i // 2) % 3], SIZES[i % 2], cond)
+
+
+def face_px(scene: S.Scene) -> float:
+    """A flat die's top face side in frame pixels: the edge seen at height size (z = s)."""
+    s = scene.die_size
+    return s * scene.camera_height / (scene.camera_height - s)
+
+
+def die_meta(scene: S.Scene) -> list[dict]:
+    tr = S.truth(scene)
+    out = []
+    for d, t in zip(scene.dice, tr.dice):
+        p = S.die_pose(d)
+        ups = np.concatenate([p.rotation[2], -p.rotation[2]])
+        j = int(np.argmax(ups))
+        k, sgn = j % 3, (1.0 if j < 3 else -1.0)
+        c3 = p.position + p.rotation[:, k] * sgn * p.half
+        e3 = c3 + p.rotation[:, (k + 1) % 3] * p.half  # towards the middle of one edge of the top face
+        c2, e2 = scene.project(np.array([c3, e3]))
+        ang = math.atan2(e2[1] - c2[1], e2[0] - c2[0])
+        out.append({"status": t.status, "center": list(t.center), "face": t.face, "tilt": d.tilt_deg,
+                    "tilt_dir": d.tilt_dir_deg, "angle": ang, "where": d.where, "style": d.style})
+    return out
+
+
+def cached(seed: int, i: int) -> tuple[np.ndarray, dict]:
+    """The frame and its meta for scene (seed, i), rendered once and kept in CACHE."""
+    if seed < 1_000_000:
+        raise ValueError(f"seed {seed}: training and measuring use seeds >= 1_000_000 (the bench has 1000-2999)")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    png, js = CACHE / f"{seed}.png", CACHE / f"{seed}.json"
+    if png.exists() and js.exists():
+        img = cv2.imread(str(png), cv2.IMREAD_COLOR)
+        if img is not None:
+            return img, json.loads(js.read_text())
+    sc = make_scene(seed, i)
+    img = S.render(sc)
+    meta = {"seed": seed, "size": list(sc.size), "nadir": list(sc.center), "die_size": sc.die_size,
+            "camera_height": sc.camera_height, "face_px": face_px(sc), "condition": sc.condition,
+            "dice": die_meta(sc)}
+    cv2.imwrite(str(png), img, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    js.write_text(json.dumps(meta))
+    return img, meta
+
+
+# --------------------------------------------------------------------------- samples
+def samples(seeds_i, rng: np.random.Generator, jitters: int = 1, jitter: float = 0.04,
+            angle_noise_deg: float = 2.0, no_angle: float = 0.0, scale_noise: float = 0.0, log: bool = True):
+    """Patches, geometry, labels (1 = cocked) and info dicts for every flat / cocked die of the
+    scenes. no_angle: the share of 2-6 dice given no yaw (the patch's own estimate is used)."""
+    P, G, y, info = [], [], [], []
+    t0 = time.time()
+    for n, (seed, i) in enumerate(seeds_i):
+        img, meta = cached(seed, i)
+        die = meta["face_px"]
+        cs, angs, labs, inf = [], [], [], []
+        for d in meta["dice"]:
+            if d["status"] not in ("ok", "cocked"):
+                continue
+            for _ in range(jitters):
+                c = np.array(d["center"]) + rng.normal(0.0, jitter * die, 2)
+                cs.append((float(c[0]), float(c[1])))
+                a = d["angle"] + math.radians(rng.normal(0.0, angle_noise_deg))
+                if d["face"] == 1 or rng.random() < no_angle:
+                    a = None
+                angs.append(a)
+                labs.append(1 if d["status"] == "cocked" else 0)
+                inf.append({"seed": seed, "size": meta["size"][0], "tilt": d["tilt"], "face": d["face"],
+                            "style": d["style"], "where": d["where"], "center": c.tolist()})
+        if not cs:
+            continue
+        p, g = T.patches(img, cs, die * (1.0 + scale_noise * float(rng.standard_normal())),
+                         tuple(meta["nadir"]), angs)
+        P.append(p)
+        G.append(g)
+        y.extend(labs)
+        info.extend(inf)
+        if log and (n + 1) % 100 == 0:
+            print(f"  {n + 1} scenes, {len(y)} samples, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    return np.concatenate(P), np.concatenate(G), np.array(y, np.int64), info
+
+
+# --------------------------------------------------------------------------- model
+def train_mlp(X: np.ndarray, y: np.ndarray, hidden: int = 48, epochs: int = 60, lr: float = 2e-3,
+              l2: float = 1e-4, seed: int = 0, pos_weight: float = 1.0, log: bool = True) -> dict:
+    """A one-hidden-layer MLP (tanh) trained with Adam on the logistic loss; plain numpy."""
+    rng = np.random.default_rng(seed)
+    mu = X.mean(axis=0)
+    sd = X.std(axis=0) + 1e-6
+    Z = ((X - mu) / sd).astype(np.float32)
+    n, f = Z.shape
+    params = {"W1": (rng.normal(0, 1.0 / math.sqrt(f), (f, hidden))).astype(np.float32),
+              "b1": np.zeros(hidden, np.float32),
+              "W2": (rng.normal(0, 1.0 / math.sqrt(hidden), (hidden,))).astype(np.float32),
+              "b2": np.zeros((), np.float32)}
+    m = {k: np.zeros_like(v) for k, v in params.items()}
+    v = {k: np.zeros_like(v) for k, v in params.items()}
+    w = np.where(y == 1, pos_weight, 1.0).astype(np.float32)
+    w /= w.mean()
+    step = 0
+    batch = 256
+    for ep in range(epochs):
+        order = rng.permutation(n)
+        lr_ep = lr * (0.5 * (1 + math.cos(math.pi * ep / epochs)))
+        tot = 0.0
+        for b0 in range(0, n, batch):
+            idx = order[b0:b0 + batch]
+            xb, yb, wb = Z[idx], y[idx].astype(np.float32), w[idx]
+            h = np.tanh(xb @ params["W1"] + params["b1"])
+            z = h @ params["W2"] + params["b2"]
+            p = 1.0 / (1.0 + np.exp(-z))
+            tot += float(np.sum(wb * (np.logaddexp(0, z) - yb * z)))
+            gz = wb * (p - yb) / len(idx)
+            g = {"W2": h.T @ gz + l2 * params["W2"], "b2": np.array(gz.sum(), np.float32)}
+            gh = np.outer(gz, params["W2"]) * (1 - h * h)
+            g["W1"] = xb.T @ gh + l2 * params["W1"]
+            g["b1"] = gh.sum(axis=0)
+            step += 1
+            for k in params:
+                m[k] = 0.9 * m[k] + 0.1 * g[k]
+                v[k] = 0.999 * v[k] + 0.001 * g[k] * g[k]
+                mh = m[k] / (1 - 0.9 ** step)
+                vh = v[k] / (1 - 0.999 ** step)
+                params[k] = (params[k] - lr_ep * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+        if log and (ep % 10 == 9 or ep == epochs - 1):
+            print(f"  epoch {ep + 1}: loss {tot / n:.4f}", file=sys.stderr, flush=True)
+    return {"mu": mu.astype(np.float32), "sd": sd.astype(np.float32), **params}
+
+
+def rates(p: np.ndarray, y: np.ndarray, thr: float) -> tuple[int, int, int, int]:
+    """(false-cocked count, flat count, missed count, cocked count)."""
+    flat, ck = y == 0, y == 1
+    return int(np.sum(p[flat] >= thr)), int(flat.sum()), int(np.sum(p[ck] < thr)), int(ck.sum())
+
+
+def report(p: np.ndarray, y: np.ndarray, info: list[dict], thr: float, title: str) -> None:
+    print(f"{title} at threshold {thr:.3f}:")
+    sizes = np.array([d["size"] for d in info])
+    for name, sel in (("all", np.ones(len(y), bool)), ("1280x960", sizes == 1280), ("640x480", sizes == 640)):
+        fc, nf, miss, nc = rates(p[sel], y[sel], thr)
+        print(f"  {name:9s} flat called cocked {fc}/{nf} = {100 * fc / max(nf, 1):.3f}%   "
+              f"cocked missed {miss}/{nc} = {100 * miss / max(nc, 1):.2f}%")
+
+
+def seed_list(base: int, n: int) -> list[tuple[int, int]]:
+    return [(base + i, i) for i in range(n)]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.train_tilt", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenes", type=int, default=3200,
+                    help="mixed scenes (seeds TRAIN_SEED + i; the last VAL_SHARE pick the threshold), "
+                         "or with --evaluate the held-out scenes")
+    ap.add_argument("--cocked-scenes", type=int, default=1500, help="extra all-cocked training scenes (COCKED_SEED + i)")
+    ap.add_argument("--out", default=str(T.MODEL_PATH), help="model file (.npz)")
+    ap.add_argument("--evaluate", action="store_true", help="measure the model at --out on held-out renders")
+    ap.add_argument("--render-only", action="store_true", help="only fill the render cache (with --evaluate: held-out)")
+    ap.add_argument("--jitters", type=int, default=3, help="jittered centres per training die")
+    ap.add_argument("--hidden", type=int, default=32)
+    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--ensemble", type=int, default=3, help="networks averaged")
+    a = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    if a.render_only:
+        todo = seed_list(HELDOUT_SEED, a.scenes) if a.evaluate else \
+            seed_list(TRAIN_SEED, a.scenes) + seed_list(COCKED_SEED, a.cocked_scenes)
+        t0 = time.time()
+        for n, (seed, i) in enumerate(todo):
+            cached(seed, i)
+            if (n + 1) % 100 == 0:
+                print(f"{n + 1}/{len(todo)} scenes {time.time() - t0:.0f} s", flush=True)
+        return 0
+    if a.evaluate:
+        return evaluate(a.out, a.scenes)
+    rng = np.random.default_rng(1)
+    seeds = seed_list(TRAIN_SEED, a.scenes)
+    n_val = int(round(VAL_SHARE * len(seeds)))
+    tr, va = seeds[:-n_val] + seed_list(COCKED_SEED, a.cocked_scenes), seeds[-n_val:]
+    print(f"training scenes {len(tr)}, validation scenes {len(va)}", file=sys.stderr)
+    Pt, Gt, yt, _ = samples(tr, rng, jitters=a.jitters, no_angle=0.15, scale_noise=0.02)
+    Pm, Gm = T.mirror(Pt, Gt)
+    Xt = np.concatenate([T.describe(Pt, Gt), T.describe(Pm, Gm)])
+    yt = np.concatenate([yt, yt])
+    del Pt, Gt, Pm, Gm
+    Pv, Gv, yv, iv = samples(va, rng, jitters=1)
+    Xv = T.describe(Pv, Gv)
+    print(f"train {len(yt)} samples ({int(yt.sum())} cocked), val {len(yv)} ({int(yv.sum())} cocked)", file=sys.stderr)
+    nets = [train_mlp(Xt, yt, hidden=a.hidden, epochs=a.epochs, seed=k) for k in range(a.ensemble)]
+    model = {"mu": nets[0]["mu"], "sd": nets[0]["sd"]}
+    for k in ("W1", "b1", "W2", "b2"):
+        model[k] = np.stack([n[k] for n in nets]).astype(np.float32)
+    pv = T.predict(model, Xv)
+    thr = pick_threshold(pv, yv)
+    model["threshold"] = np.float32(thr)
+    model["version"] = np.int32(T.FEATURE_VERSION)
+    np.savez_compressed(a.out, **model)
+    report(pv, yv, iv, thr, "validation")
+    print(f"wrote {a.out} ({os.path.getsize(a.out) // 1024} KB); threshold {thr:.4f} (set tilt.THRESHOLD to it)")
+    return 0
+
+
+def evaluate(path: str, n: int) -> int:
+    """Held-out figures: per-die rates at the model's threshold, by frame size, and the time per die."""
+    model = T.load_model(path)
+    thr = float(model["threshold"])
+    rng = np.random.default_rng(7)
+    seeds = seed_list(HELDOUT_SEED, n)
+    ps, ys, infos = [], [], []
+    spent, dice = 0.0, 0
+    for seed, i in seeds:
+        img, meta = cached(seed, i)
+        cs, angs = [], []
+        for d in meta["dice"]:
+            if d["status"] not in ("ok", "cocked"):
+                continue
+            c = np.array(d["center"]) + rng.normal(0.0, 0.04 * meta["face_px"], 2)
+            cs.append((float(c[0]), float(c[1])))
+            angs.append(None if d["face"] == 1 else d["angle"] + math.radians(rng.normal(0.0, 2.0)))
+            ys.append(1 if d["status"] == "cocked" else 0)
+            infos.append({"size": meta["size"][0], "seed": seed, "tilt": d["tilt"]})
+        if not cs:
+            continue
+        t0 = time.process_time()
+        ps.append(T.cocked_scores(img, cs, meta["face_px"], tuple(meta["nadir"]), angs))
+        spent += time.process_time() - t0
+        dice += len(cs)
+    p, y = np.concatenate(ps), np.array(ys)
+    report(p, y, infos, thr, f"held-out seeds {HELDOUT_SEED}..{HELDOUT_SEED + n - 1} ({n} scenes)")
+    for t in (0.5 * thr, thr, min(0.99, 1.5 * thr)):
+        fc, nf, miss, nc = rates(p, y, t)
+        print(f"  at {t:.3f}: false-cocked {fc}/{nf}, missed {miss}/{nc}")
+    print(f"  cocked_scores: {1000 * spent / max(dice, 1):.3f} ms per die (CPU time, one thread, {dice} dice)")
+    return 0
+
+
+def pick_threshold(p: np.ndarray, y: np.ndarray, max_false: float = 0.0005) -> float:
+    """The lowest threshold whose false-cocked rate on flat validation dice stays <= max_false
+    (with at least a small margin above the highest-scoring flat die when there are few)."""
+    flat = np.sort(p[y == 0])[::-1]
+    k = int(math.floor(max_false * len(flat)))
+    thr = float(flat[k]) + 1e-6 if k < len(flat) else 0.5
+    return float(min(max(thr, 0.05), 0.99))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
