@@ -46,12 +46,17 @@ class Calibration:
         return None if self.pip_a is None else self.pip_a * 3.6
 
     def empty_image(self) -> np.ndarray | None:
+        """The empty tray, small (decoded once per profile: the reader asks on every frame)."""
         if not self.empty_small:
             return None
-        import cv2
+        cached = self.__dict__.get("_empty_decoded")
+        if cached is None:
+            import cv2
 
-        img = cv2.imdecode(np.frombuffer(self.empty_small, np.uint8), cv2.IMREAD_COLOR)
-        return img
+            cached = cv2.imdecode(np.frombuffer(self.empty_small, np.uint8), cv2.IMREAD_COLOR)
+            cached.setflags(write=False)
+            object.__setattr__(self, "_empty_decoded", cached)
+        return cached
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -143,8 +143,8 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
     d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
     rmax, rmin = np.maximum(r[:, None], r[None, :]), np.minimum(r[:, None], r[None, :])
     ok = (dark[:, None] == dark[None, :]) & (rmax < 1.6 * rmin)
-    if lim.a_hint:  # the diagonal is 2.83 a (less for a six with close columns)
-        ok &= (d > 1.6 * lim.a_hint) & (d < 3.4 * lim.a_hint)
+    if lim.a_hint:  # every layout's farthest pair is a diagonal, 2.83 a
+        ok &= (d > 2.1 * lim.a_hint) & (d < 3.5 * lim.a_hint)
     else:
         ok &= (d > 3.5 * rmax) & (d < 11.0 * rmin)
     seen: set[tuple[int, ...]] = set()

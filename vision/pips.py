@@ -228,15 +228,18 @@ def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
     return best
 
 
-def spots_response(gray: np.ndarray, darkest: np.ndarray, a: float) -> tuple[np.ndarray, np.ndarray]:
+def spots_response(gray: np.ndarray, darkest: np.ndarray | None, a: float) -> tuple[np.ndarray, np.ndarray | None]:
     """(dark-spot, light-spot) responses for pips of a known layout scale `a` (corner offset, px).
 
     Centre minus surround (a difference of Gaussians): a pip stands out from the face
     around it, while shading, a die's edge against its shadow or a broad highlight,
     being wider than a pip, hardly respond. Dark pips from the grey image, light pips
-    from the darkest channel (white pips on a coloured die)."""
-    out = []
+    from the darkest channel (white pips on a coloured die); None for no `darkest`."""
+    out: list[np.ndarray | None] = []
     for img, sign in ((gray, -1.0), (darkest, 1.0)):
+        if img is None:
+            out.append(None)
+            continue
         f = img.astype(np.float32)
         d = cv2.GaussianBlur(f, (0, 0), 0.2 * a) - cv2.GaussianBlur(f, (0, 0), 0.55 * a)
         out.append(np.clip(sign * d * 1.5, 0, 255).astype(np.uint8))
@@ -266,25 +269,42 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
     n, _, _, cents = cv2.connectedComponentsWithStats(cand.astype(np.uint8), connectivity=8)
     H, W = resp.shape
     h = int(math.ceil(2.2 * r))
+    allc = cents[1:]
+    ix, iy = np.round(allc[:, 0]).astype(int), np.round(allc[:, 1]).astype(int)
+    keep = (ix - h >= 0) & (iy - h >= 0) & (ix + h < W) & (iy + h < H)
+    if base is not None and ring > 0 and len(allc):
+        # all rings at once: 16 samples each; a neighbouring pip covers up to two samples on
+        # each side, an edge half the ring
+        angs = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+        rx = np.clip(np.round(allc[:, :1] + ring * np.cos(angs)).astype(int), 0, W - 1)
+        ry = np.clip(np.round(allc[:, 1:] + ring * np.sin(angs)).astype(int), 0, H - 1)
+        vals = base[ry, rx].astype(np.float32)
+        med = np.median(vals, axis=1, keepdims=True)
+        centre = base[np.clip(iy, 0, H - 1), np.clip(ix, 0, W - 1)].astype(np.float32)[:, None]
+        odd_ones = np.count_nonzero(np.abs(vals - med) > 0.35 * np.abs(centre - med) + 4, axis=1)
+        keep &= odd_ones <= 5
     out: list[Pip] = []
     yy, xx = np.mgrid[-h:h + 1, -h:h + 1]
-    allc = cents[1:]
-    for cx, cy in allc:
-        x, y = int(round(cx)), int(round(cy))
-        if x - h < 0 or y - h < 0 or x + h >= W or y + h >= H:
-            continue
+    for i in np.nonzero(keep)[0]:
+        cx, cy = allc[i]
+        x, y = int(ix[i]), int(iy[i])
         sub = resp[y - h:y + h + 1, x - h:x + h + 1].astype(np.float32)
         peak = float(sm[y, x])
         # a neighbouring spot's half of the window is its own (a six's columns touch when blurred)
-        own = np.ones(sub.shape, bool)
+        own = None
         near = allc[(np.abs(allc[:, 0] - cx) < 2 * h) & (np.abs(allc[:, 1] - cy) < 2 * h)]
-        d_self = (xx + x - cx) ** 2 + (yy + y - cy) ** 2
-        for ox, oy in near:
-            if ox != cx or oy != cy:
-                own &= d_self <= (xx + x - ox) ** 2 + (yy + y - oy) ** 2
+        if len(near) > 1:
+            d_self = (xx + x - cx) ** 2 + (yy + y - cy) ** 2
+            own = np.ones(sub.shape, bool)
+            for ox, oy in near:
+                if ox != cx or oy != cy:
+                    own &= d_self <= (xx + x - ox) ** 2 + (yy + y - oy) ** 2
+        c = 0
         for level in (0.5, 0.65, 0.8):
-            m = ((sub > level * peak) & own).astype(np.uint8)
-            _, lab = cv2.connectedComponents(m, connectivity=4)
+            m = sub > level * peak
+            if own is not None:
+                m &= own
+            _, lab = cv2.connectedComponents(m.astype(np.uint8), connectivity=4)
             c = lab[h, h]
             if c == 0:
                 break
@@ -308,15 +328,5 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
         elong = math.sqrt(l2 / l1)
         fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))  # 1 for a solid ellipse
         px, py = x + mx, y + my
-        if base is not None and ring > 0:
-            angs = np.linspace(0, 2 * math.pi, 16, endpoint=False)
-            rx = np.clip(np.round(px + ring * np.cos(angs)).astype(int), 0, W - 1)
-            ry = np.clip(np.round(py + ring * np.sin(angs)).astype(int), 0, H - 1)
-            vals = base[ry, rx].astype(np.float32)
-            med = float(np.median(vals))
-            centre = float(base[int(round(py)), int(round(px))])
-            # a neighbouring pip may cover up to two samples each side; an edge covers half the ring
-            if np.count_nonzero(np.abs(vals - med) > 0.35 * abs(centre - med) + 4) > 5:
-                continue
         out.append(Pip(px, py, math.sqrt(area / math.pi), dark, peak, fill, elong))
     return out

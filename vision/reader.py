@@ -36,7 +36,7 @@ from vision.pips import Pip, find_pips, hats, spots_at, spots_response, odd as _
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
 
-WORK_A = 11.0  # corner-pip offset on the working copy, pixels (pips 4-9 px wide)
+WORK_A = 8.0  # corner-pip offset on the working copy, pixels (pips ~6 px wide)
 T_SPOT = 30.0  # least centre-surround response of a pip (grey levels x 1.5)
 DIE_OVER_A = 3.9  # die side / corner-pip offset
 CAMERA_HEIGHT = 32.0  # camera height over the floor in die sides (a Pi camera ~0.5 m over 16 mm dice)
@@ -161,14 +161,16 @@ class Detection:
     side: tuple[Pip, ...] = ()  # squashed spots: pips seen on a side face
 
 
-def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None) -> Detection:
+def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None,
+           changed: np.ndarray | None = None) -> Detection:
     """Faces of dice whose corner-pip offset is about `a_px` frame pixels.
 
     The frame is scaled so that offset is WORK_A px. With `known` (a calibrated
     die size) pips are spots of that size, centre against surround, dark ones in
     the grey image and light ones in the darkest channel (white pips on a
     coloured die), each on a plain face; `rois` (frame pixels x0, y0, x1, y1)
-    limits the search to where dice can be. Without `known`, black-hat and
+    limits the search to where dice can be, and `changed` (a small bool map of
+    where the frame differs from the empty tray) to the pixels of the dice. Without `known`, black-hat and
     top-hat spots, and the offset only sets the scale.
     """
     scale = float(np.clip(WORK_A / a_px, 0.2, 2.0))
@@ -195,9 +197,17 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             kb = _odd(a)
             dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], cv2.subtract(cv2.medianBlur(g, kb), g))
             light[Y0:Y1, X0:X1] = np.maximum(light[Y0:Y1, X0:X1], cv2.subtract(mn, cv2.medianBlur(mn, kb)))
-            found = spots_at(d, True, 0.38 * a, T_SPOT, base=g, ring=0.6 * a) + spots_at(l, False, 0.38 * a, T_SPOT, base=mn, ring=0.6 * a)
+            where = None
+            if changed is not None:
+                ch, cw = changed.shape
+                sx, sy = cw / ww, ch / wh
+                sub = changed[int(Y0 * sy):max(int(Y0 * sy) + 1, int(math.ceil(Y1 * sy))),
+                              int(X0 * sx):max(int(X0 * sx) + 1, int(math.ceil(X1 * sx)))]
+                where = cv2.resize(sub.astype(np.uint8), (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_NEAREST) > 0
+            found = (spots_at(d, True, 0.38 * a, T_SPOT, where, base=g, ring=0.6 * a)
+                     + spots_at(l, False, 0.38 * a, T_SPOT, where, base=mn, ring=0.6 * a))
             # a big coloured one-pip (twice a pip's size) answers a wider centre-surround
-            big = spots_response(g, mn, 2.2 * a)[0]
+            big = spots_response(g, None, 2.2 * a)[0]
             found += [p for p in spots_at(big, True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
                       if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
             for p in found:
@@ -243,7 +253,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     a_px = cal.pip_a if cal.pip_a is not None else estimate_a(frame)  # no reference throw: measure this frame
     body = _body_map(frame, cal)
     rois = None if body is None or a_px is None else _rois(body, 4.0 * a_px)
-    det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois)
+    changed = None if body is None else cv2.dilate((body[0] > 18).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois, changed)
     k = det.scale
     a = det.a if det.a else 7.0
     die = DIE_OVER_A * a / k  # top face side, frame pixels
