@@ -31,6 +31,7 @@ import numpy as np
 
 from vision import tray
 from vision.dice import Face, Limits, group
+from vision.tilt import THRESHOLD as TILT_THRESHOLD, cocked_scores
 from vision.pips import Pip, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -281,16 +282,19 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     for f in sorted(cands, key=_strength, reverse=True):
         if all(math.hypot(g.cx - f.cx, g.cy - f.cy) >= 3.5 * a for g in kept):
             kept.append(f)
+    # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
+    tilt = cocked_scores(frame, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
+                         angles=[f.angle if f.value >= 2 else None for f in kept])
     dice: list[DieReading] = []
-    for f in kept:
+    for f, p_cocked in zip(kept, tilt):
         x, y = f.cx / k, f.cy / k
         status, why = "ok", ""
         if _off_tray(cal, x, y, die, f.a / a if f.value >= 2 else 1.0):
             status, why = "off_tray", "outside floor"
         elif f.value >= 4 and f.fit.aniso < 0.93:
             status, why = "cocked", "aniso"  # the top face is foreshortened: it is tilted
-        elif any(_side_of(f, p, nadir, a) for p in side):
-            status, why = "cocked", "side pips"  # pips of a side face show where perspective cannot show one
+        elif p_cocked >= TILT_THRESHOLD:
+            status, why = "cocked", f"tilt {p_cocked:.2f}"
         dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why))
     det = Detection(tuple(kept), det.pips, det.leftover, det.scale, det.a, det.side)
     # pips no face explains and no side face explains: a die that cannot be read
