@@ -3,17 +3,22 @@
 `free_dice(gray)` -> [(value, x, y)] in the photo's pixels. Used by `vision.reader.read`
 when there is no calibration (the real photos of ../shared/data/dice-photos).
 
-Round spots of either polarity (`vision.pips.find_pips` on a black-hat and a
-top-hat) propose faces: every pair of like spots at a plausible distance is a
-face's diagonal, the spots inside its circle are the face's pips, and the set
-must fit a canonical 1-6 layout (`fit_layout`). Each proposal is then checked on
-the grey picture itself, not on the hat response: inside the face square the
-die must be one even tone, the pips the only marks on it, all about as dark (or
-light) as each other. A lone pip must sit in the middle of a plain disc several
-pip radii wide, so the corner pip of a two whose other pip was missed, a speck
-on the table or one mark of a symbol die is not read as a one. Faces are taken
-most pips first; a face may not overlap one already taken, and dice in one
-photo have about one size.
+Round spots of either polarity come from three black-hat / top-hat pairs
+(`vision.pips.find_pips`): a wide kernel at full and at half size (big pips that
+touch merge at full size) and a narrow one (on a die not much larger than the wide
+kernel the whole die stands out and its pips drown). They propose faces: every
+pair of like spots at a plausible distance is a face's diagonal, the spots inside
+its circle are the face's pips, and the set must fit a canonical 1-6 layout
+(`fit_layout`; a four or five must be square, so half a six is no four). Each
+proposal is then checked on the grey picture itself, not on the hat response:
+between the pips the die must be one even tone, the pips the only marks on it,
+all about as dark (or light) as each other, and the region must lie inside the
+picture. A lone pip must sit in the middle of a plain disc as wide as the photo's
+other dice, so the corner pip of a two whose other pip was missed, a speck on the
+table or one mark of a symbol die is not read as a one. Faces are taken most pips
+first; a die that a second reading fits as well is not read at all, a face of one
+to four pips with a spare like pip close by (part of a bigger face?) is dropped,
+and dice in one photo have about one size.
 """
 
 from __future__ import annotations
@@ -26,20 +31,22 @@ import numpy as np
 from vision.dice import Face
 from vision.pips import Fit, Pip, find_pips, fit_layout, hats, odd as _odd, scaled as _scaled, single
 
-ONE_REF = 1.45  # ... or this share of the corner offset of the photo's other dice, if larger
 MAX_ERR = 0.15  # pip residual / corner offset
 MIN_ANISO = 0.55  # smaller / larger axis of the fitted layout (a six's columns are closer than its rows)
 MIN_ANISO_SQUARE = 0.85  # ... of a four or five, which are square (so half a six is no four)
 R_OVER_A = (0.12, 0.62)  # pip radius / corner offset
 FACE_HALF = 1.2  # the checked square, in units of the corner offset (the face edge is at ~1.75)
 FACE_ROUND = 1.5  # ... cut to a disc of this radius (a recessed face is round)
-ONE_DISC = 3.2  # the plain disc round a one's pip, in pip radii
+ONE_DISC = 3.2  # the plain disc round a one's pip, in pip radii ...
+ONE_REF = 1.45  # ... or this share of the corner offset of the photo's other dice, if larger
 MIN_CONTRAST = 14.0  # grey levels between the face and its pips
 SPOT_Z = 0.5  # a face pixel this far (as a share of the pip contrast) towards the pip tone is a mark
 MAX_MARKS = 0.02  # share of the checked face that may be marks (noise, blur round the pips)
 MAX_GLARE = 0.06  # share that may be much lighter (or darker) than the face the other way: glare, an edge
 RSPREAD = 1.9  # largest / smallest pip radius in one face (glare on some pips)
 NEAR = 2.6  # no spare pip of a face's kind within this many corner offsets of its centre
+FINE_S = 0.5  # the narrow hat is taken at this size ...
+FINE_K = 0.05  # ... with a kernel of this share of the side
 
 
 def free_dice(gray: np.ndarray) -> list[tuple[int, float, float]]:
@@ -61,11 +68,6 @@ def free_faces(gray: np.ndarray, min_r_frac: float = 1 / 160, one_r_frac: float 
     one_min_r = 0.0 if one_r_frac is None else side * one_r_frac
     faces = _select(work, pips, one_min_r)
     return _consistent(faces), scale
-
-
-FINE_S = 0.5  # the narrow hat is taken at this size
-FINE_K = 0.05  # ... with a kernel of this share of the side: on a die not much larger than the wide
-# kernel the whole die stands out of the wide hat and its pips drown in it
 
 
 def _spots(work: np.ndarray, f: float, k: float, min_r: float, max_r: float) -> list[Pip]:
@@ -117,7 +119,7 @@ def _proposals(pips: list[Pip]) -> list[tuple[int, float, Fit, tuple[int, ...]]]
 
 
 def _face_mask(fit: Fit, pips: list[Pip], members: tuple[int, ...], shape: tuple[int, int], a_ref: float | None):
-    """(x0, y0, face mask, pip-core mask) of the checked face region; None when it leaves the picture."""
+    """(x0, y0, mask) of the checked face region without the pips; None when it leaves the picture."""
     h, w = shape
     r = float(np.mean([pips[k].r for k in members]))
     rad = max(ONE_DISC * r, ONE_REF * a_ref) if a_ref else ONE_DISC * r
@@ -136,22 +138,21 @@ def _face_mask(fit: Fit, pips: list[Pip], members: tuple[int, ...], shape: tuple
         cv2.circle(face, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(rad)), 1, -1)
     else:
         cv2.fillConvexPoly(face, np.round(corners - [x0, y0]).astype(np.int32), 1)
-    core = np.zeros_like(face)
     for k in members:
         p = pips[k]
-        c = (int(round(p.x - x0)), int(round(p.y - y0)))
-        cv2.circle(face, c, int(math.ceil(1.6 * p.r + 1)), 0, -1)
-        cv2.circle(core, c, max(1, int(round(0.5 * p.r))), 1, -1)
-    return x0, y0, face, core
+        cv2.circle(face, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(1.6 * p.r + 1)), 0, -1)
+    return x0, y0, face
 
 
 def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ...],
              a_ref: float | None = None) -> dict | None:
-    """How a proposed face looks on the grey picture: pip contrast, marks, glare, pip evenness."""
+    """How a proposed face looks on the grey picture: pip contrast (grey levels), the shares of the
+    region that are marks (towards the pip tone) and glare (the other way), how even the pips are
+    (weakest / strongest); None when the region leaves the picture."""
     m = _face_mask(fit, pips, members, gray.shape, a_ref)
     if m is None:
         return None
-    x0, y0, face, core = m
+    x0, y0, face = m
     patch = gray[y0:y0 + face.shape[0], x0:x0 + face.shape[1]].astype(np.float32)
     vals = patch[face > 0]
     if vals.size < 10:
@@ -168,12 +169,11 @@ def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ..
     pip_level = float(np.median(cores))
     contrast = sign * (level - pip_level)
     if contrast <= 0:
-        return dict(contrast=contrast, marks=1.0, glare=1.0, even=0.0, spread=9.0)
+        return dict(contrast=contrast, marks=1.0, glare=1.0, even=0.0, level=level, pip=pip_level)
     z = sign * (level - vals) / contrast
     zc = [sign * (level - c) / contrast for c in cores]
-    marks = float(np.mean(z > SPOT_Z))
-    return dict(contrast=contrast, marks=marks, glare=float(np.mean(z < -SPOT_Z)), level=level, pip=pip_level,
-                even=min(zc) / max(zc), spread=float(np.percentile(z, 90) - np.percentile(z, 10)))
+    return dict(contrast=contrast, marks=float(np.mean(z > SPOT_Z)), glare=float(np.mean(z < -SPOT_Z)),
+                even=min(zc) / max(zc), level=level, pip=pip_level)
 
 
 def _good(f: dict | None) -> bool:
