@@ -5,15 +5,20 @@ its pips: the top face's centre and, for 2-6, its yaw) a probability that it is 
 reader calls a die cocked when the score is >= THRESHOLD.
 
 How: every die is cut out of the frame as a small grey patch (PATCH x PATCH pixels, the die's top
-face DIE pixels wide), turned so the face's edges run along the patch axes and the direction to
-the camera's nadir points (within 45 degrees) down the patch. A flat die then always looks the
-same: a square with, below it, the perspective sliver of the side facing the nadir, as wide as
-its distance from the nadir allows; a cocked die shows a side face elsewhere, a foreshortened or
-displaced top face, a larger silhouette. Features: gradient-orientation histograms per cell
-(HOG-like, locally contrast-normalised), a coarse contrast-normalised thumbnail, and the
-geometry (distance from the nadir in die sides, the remaining angle to it, whether the yaw came
-from the pips). A one-hidden-layer network (numpy, weights in tilt_model.npz next to this file)
-turns them into a probability. Trained on vision.synthetic renders by `python -m vision.train_tilt`.
+face DIE pixels wide: shrunk by a whole factor by area averaging, then turned and scaled by one
+affine warp), turned so the face's edges run along the patch axes and the direction to the
+camera's nadir points (within 45 degrees) down the patch. A flat die then always looks the same:
+a square with, below it, the perspective sliver of the side facing the nadir, as wide as its
+distance from the nadir allows; a cocked die shows a side face elsewhere (or no sliver where one
+belongs), a foreshortened or displaced top face, a larger silhouette. Features: signed
+gradient-orientation histograms per quarter-die cell (HOG-like, locally contrast-normalised), a
+coarse contrast-normalised thumbnail, full-resolution grey profiles through the middle (down and
+across: where the top face ends, how wide a side face shows), and the geometry (distance from the
+nadir in die sides, the angle left to it, whether the yaw came from the pips). Without a yaw (a
+one) the patch's own 4-fold gradient orientation gives it. An average of three one-hidden-layer
+networks (numpy, weights in tilt_model.npz next to this file, ~350 KB) turns them into a
+probability. Trained on vision.synthetic renders by `python -m vision.train_tilt`, which also
+measures it on held-out renders (`--evaluate`).
 
 The angle convention is the reader's (vision.pips.Fit.angle): image coordinates, x right, y down,
 radians, the direction of one of the face's edges (only its value modulo 90 degrees matters).
@@ -29,7 +34,7 @@ import cv2
 import numpy as np
 
 MODEL_PATH = Path(__file__).with_name("tilt_model.npz")
-FEATURE_VERSION = 3
+FEATURE_VERSION = 4
 DIE = 20.0  # top face side in patch pixels
 PATCH = 50  # patch side (2.5 die sides)
 CELL = 5  # HOG cell (a quarter die)
@@ -40,7 +45,7 @@ STRIP = 8  # half width of the profiles' strip
 
 #: the operating point: a die is cocked when its score is >= THRESHOLD. Chosen by train_tilt on
 #: validation renders (at most 1 flat die in 2000 over it); stored with the model too.
-THRESHOLD = 0.675124
+THRESHOLD = 0.543385
 
 _model: dict | None = None
 
@@ -97,8 +102,8 @@ def _grey(frame: np.ndarray) -> np.ndarray:
 
 def _yaw_from_patch(g: np.ndarray, cx: float, cy: float, die_px: float) -> float:
     """The dominant edge direction (mod 90 degrees) around (cx, cy) of a grey image where the die's
-    face is die_px wide, from 4-fold gradient moments."""
-    r = int(math.ceil(0.85 * die_px))
+    face is die_px wide, from 4-fold gradient moments (weighted by |gradient|^2)."""
+    r = int(math.ceil(0.75 * die_px))
     x0, y0 = int(round(cx)) - r, int(round(cy)) - r
     h, w = g.shape
     xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + 2 * r + 1), min(h, y0 + 2 * r + 1)
@@ -107,9 +112,10 @@ def _yaw_from_patch(g: np.ndarray, cx: float, cy: float, die_px: float) -> float
     crop = g[ya:yb, xa:xb].astype(np.float32)
     gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
-    m2 = gx * gx + gy * gy
-    th = np.arctan2(gy, gx)
-    return float(math.atan2(float(np.sum(m2 * np.sin(4 * th))), float(np.sum(m2 * np.cos(4 * th)))) / 4.0)
+    a = gx * gx - gy * gy  # (gx + i gy)^2 = a + i b; its square holds 4 x the gradient angle
+    b = 2.0 * gx * gy
+    w = 1.0 / np.sqrt(a * a + b * b + 1e-6)  # weight the unit 4-fold vectors by |gradient|^2
+    return float(math.atan2(float(np.sum(2.0 * a * b * w)), float(np.sum((a * a - b * b) * w)))) / 4.0
 
 
 def patches(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_px: float,
@@ -124,10 +130,11 @@ def patches(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_p
     out = np.empty((n, PATCH, PATCH), np.float32)
     geo = np.empty((n, 4), np.float32)
     k = die_px / DIE  # frame pixels per patch pixel
+    m = max(1, int(round(k)))  # shrink by this whole factor first (area averaging: anti-aliased, fast)
     r = int(math.ceil(0.75 * PATCH * k)) + 2  # crop radius in frame pixels (covers the turned patch)
-    side = 2 * r + 1
-    small = max(PATCH + 4, int(round(side / k))) if k > 1.25 else side
-    f = small / side  # crop pixels -> shrunk crop pixels
+    side = m * int(math.ceil((2 * r + 1) / m))
+    small = side // m
+    f = 1.0 / m  # crop pixels -> shrunk crop pixels
     o = (PATCH - 1) / 2.0
     for i, (cx, cy) in enumerate(centers):
         x0, y0 = int(math.floor(cx)) - r, int(math.floor(cy)) - r
@@ -139,7 +146,7 @@ def patches(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_p
         crop = _grey(frame_bgr[ya:yb, xa:xb])
         if xa > x0 or ya > y0 or xb < x0 + side or yb < y0 + side:  # past the frame's edge: replicate
             crop = cv2.copyMakeBorder(crop, ya - y0, y0 + side - yb, xa - x0, x0 + side - xb, cv2.BORDER_REPLICATE)
-        if small != side:  # shrink by area first (anti-aliased), then turn at about 1:1
+        if m > 1:  # shrink by area first, then turn (and scale by 0.75-1.5) into the patch
             crop = cv2.resize(crop, (small, small), interpolation=cv2.INTER_AREA)
         lx, ly = (cx - x0 + 0.5) * f - 0.5, (cy - y0 + 0.5) * f - 0.5  # die centre in crop pixels
         a = angles[i] if angles is not None and i < len(angles) else None
@@ -207,8 +214,8 @@ def describe(P: np.ndarray, geo: np.ndarray) -> np.ndarray:
     # profiles at full resolution through the middle, down (towards the nadir) and across:
     # where the top face ends and how wide a side face shows beyond it
     m0 = mid.mean(axis=(1, 2))[:, None]
-    vp = (np.median(P[:, :, q - STRIP:q + STRIP], axis=2) - m0) / sd[:, None]
-    hp = (np.median(P[:, q - STRIP:q + STRIP, :], axis=1) - m0) / sd[:, None]
+    vp = (P[:, :, q - STRIP:q + STRIP].mean(axis=2) - m0) / sd[:, None]
+    hp = (P[:, q - STRIP:q + STRIP, :].mean(axis=1) - m0) / sd[:, None]
     d = geo[:, :1]
     geof = np.concatenate([d, d * geo[:, 1:3], geo[:, 1:4]], axis=1)
     return np.concatenate([hog.reshape(n, -1), thumb.reshape(n, -1), vp, hp, geof], axis=1).astype(np.float32)
