@@ -1,7 +1,8 @@
 """Train vision.tilt's flat-or-cocked model on rendered scenes (vision.synthetic).
 
     python -m vision.train_tilt --render-only                # fill the render cache (optional)
-    python -m vision.train_tilt --out vision/tilt_model.npz  # train (3200 mixed + 3000 all-cocked scenes, ~30 min)
+    python -m vision.train_tilt --out vision/tilt_model.npz  # train: 3200 mixed + 3000 all-cocked
+                                                             # scenes (~20 min of renders, ~15 of training)
     python -m vision.train_tilt --evaluate --scenes 700      # held-out figures of the committed model
 
 Scenes come from seeds >= 1_000_000 only (the vision bench uses 1000-2999):
@@ -10,9 +11,12 @@ Scenes come from seeds >= 1_000_000 only (the vision bench uses 1000-2999):
 - HELDOUT_SEED + i: held-out renders, used only by --evaluate;
 - tests/vision/test_tilt.py uses TEST_SEED + i.
 Scene i has size SIZES[i % 2], DICE[(i // 2) % 3] dice, and is "cocked" with probability
-COCKED_SHARE (else "clean"); COCKED_SEED + i are extra training scenes, all "cocked". Every die whose truth status is "ok" (flat) or "cocked" is a sample;
-its centre is the truth top-face centre jittered by a few % of the die (the reader's error), its
-angle the top face's projected edge direction plus noise (None for a one, as the reader gives).
+COCKED_SHARE (else "clean"); COCKED_SEED + i are extra training scenes, all "cocked". Every die
+whose truth status is "ok" (flat) or "cocked" is a sample; its centre is the truth top-face centre
+jittered by 4% of the die (the reader's error), its angle the top face's projected edge direction
+plus 2 degrees of noise (None for a one, as the reader gives, and for 15% of the others), its
+die_px off by 2%; each training patch is also used mirrored. The printed threshold goes into
+tilt.THRESHOLD (it is stored in the model too; a test checks they agree).
 
 Renders are cached under /tmp/yatzycam-tilt/ (frame PNG + meta JSON per seed).
 """
