@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.profile import Calibration, CalibrationError, Poly
 from vision import tray
-from vision.reader import FrameError, _check_frame, detect, estimate_a
+from vision.reader import FrameError, _check_frame, body_map, detect, estimate_a, search_area
 
 
 def _frame(frame: np.ndarray, what: str) -> np.ndarray:
@@ -48,16 +48,18 @@ def calibrate(empty_frame: np.ndarray, reference_frame: np.ndarray | None = None
         gray = _frame(reference_frame, "reference frame")
         if gray.shape != (h, w):
             raise CalibrationError(f"reference frame is {gray.shape[1]}x{gray.shape[0]}, the empty frame {w}x{h}")
-        pip_a, pip_r, pip_dark = _measure(reference_frame, floor, n_dice)
+        pip_a, pip_r, pip_dark = _measure(reference_frame, floor, n_dice, small)
     return Calibration((w, h), floor, keep_zone, pip_a, pip_r, pip_dark, n_dice, empty_png)
 
 
-def _measure(frame: np.ndarray, floor: Poly, n_dice: int | None) -> tuple[float, float, bool]:
+def _measure(frame: np.ndarray, floor: Poly, n_dice: int | None, empty_small: np.ndarray | None = None
+             ) -> tuple[float, float, bool]:
     """Die size (corner-pip offset, pip radius) and pip polarity from flat dice on the floor."""
-    a_px = estimate_a(frame)
+    body = None if empty_small is None or frame.ndim != 3 else body_map(frame, empty_small)
+    a_px = estimate_a(frame, body=body)
     if a_px is None:
         raise CalibrationError("reference frame: no die with two or more pips found (dice flat, apart, in the light?)")
-    det = detect(frame, a_px, True)
+    det = detect(frame, a_px, True, *search_area(body, a_px))
     k = det.scale
     faces = [f for f in det.faces if tray.distance(floor, f.cx / k, f.cy / k) > 0]
     multi = [f for f in faces if f.value >= 2]

@@ -83,44 +83,71 @@ def render_case(c: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray, object]:
     return frame, empty, ref, truth
 
 
-def _scenes(n: int) -> dict:
+def _one_scene(c: Case) -> dict:
+    """Calibrate and read one bench scene: what happened, for `_scenes` to count."""
     from calibration import CalibrationError, calibrate
     from vision.reader import read
 
+    cv2.setNumThreads(1)
+    frame, empty, ref, t = render_case(c)
+    truth = t["truth"]
+    cal_fail = no_tray = 0
+    try:
+        cal = calibrate(empty, ref, c.n_dice)
+    except CalibrationError:
+        cal_fail = 1
+        try:
+            cal = calibrate(empty)  # the reader measures the dice itself
+        except CalibrationError:
+            no_tray = 1
+            cal = None  # no tray found: read as a plain photo
+    r = read(frame, cal, c.n_dice)
+    return {"case": c, "verdict": r.verdict, "reasons": r.reasons, "values": r.values, "ms": r.ms,
+            "truth_verdict": truth["verdict"], "truth_values": tuple(truth["values"]),
+            "cal_fail": cal_fail, "no_tray": no_tray}
+
+
+def jobs() -> int:
+    """Worker processes for the scene bench: $YATZYCAM_BENCH_JOBS, else up to 2 (each on one core)."""
+    env = os.environ.get("YATZYCAM_BENCH_JOBS")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def _scenes(n: int) -> dict:
     tally = {k: [0, 0] for k in ("clean", "cocked", "off_tray", "missing")}  # [caught/exact, total]
     with_reason = {k: 0 for k in ("cocked", "off_tray", "missing")}
-    silent = 0
-    cal_fail = 0
-    no_tray = 0
+    silent = cal_fail = no_tray = 0
     ms_big: list[float] = []
     ms_small: list[float] = []
     silent_cases: list[int] = []
-    for c in cases(n):
-        frame, empty, ref, t = render_case(c)
-        truth = t["truth"]
-        t_values = tuple(truth["values"])
-        try:
-            cal = calibrate(empty, ref, c.n_dice)
-        except CalibrationError:
-            cal_fail += 1
-            try:
-                cal = calibrate(empty)  # the reader measures the dice itself
-            except CalibrationError:
-                no_tray += 1
-                cal = None  # no tray found: read as a plain photo
-        r = read(frame, cal, c.n_dice)
-        (ms_big if c.size[0] == 1280 else ms_small).append(r.ms) if c.n_dice == 8 else None
+    todo = cases(n)
+    workers = jobs()
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(workers) as pool:
+            results = pool.map(_one_scene, todo, chunksize=8)
+    else:
+        results = [_one_scene(c) for c in todo]
+    for res in results:
+        c = res["case"]
+        t_values = res["truth_values"]
+        cal_fail += res["cal_fail"]
+        no_tray += res["no_tray"]
+        if c.n_dice == 8:
+            (ms_big if c.size[0] == 1280 else ms_small).append(res["ms"])
         tally[c.condition][1] += 1
         if c.condition == "clean":
-            tally["clean"][0] += int(r.verdict == "ok" and r.values == t_values)
+            tally["clean"][0] += int(res["verdict"] == "ok" and res["values"] == t_values)
         else:
-            tally[c.condition][0] += int(r.verdict == "reroll")
-            with_reason[c.condition] += int(c.condition in r.reasons)
-        wrong = r.verdict == "ok" and (truth["verdict"] != "ok" or r.values != t_values)
-        if wrong:
+            tally[c.condition][0] += int(res["verdict"] == "reroll")
+            with_reason[c.condition] += int(c.condition in res["reasons"])
+        if res["verdict"] == "ok" and (res["truth_verdict"] != "ok" or res["values"] != t_values):
             silent += 1
             silent_cases.append(c.index)
-    out: dict = {"scenes": n, "reference_not_used": cal_fail, "tray_not_found": no_tray}
+    out: dict = {"scenes": n, "workers": workers, "reference_not_used": cal_fail, "tray_not_found": no_tray}
     for k, (good, tot) in tally.items():
         name = "clean_read_exactly" if k == "clean" else f"{k}_caught"
         out[name] = f"{good}/{tot} = {good / max(1, tot):.2%}"

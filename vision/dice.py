@@ -181,7 +181,12 @@ def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Lim
     # a face with an unexplained pip of its kind close by may be part of a bigger face: drop it
     kept = []
     for f in faces:
-        reach = _one_reach(f.r, f.r, lim) if f.value == 1 else 2.3 * f.a
+        if f.value == 6 and lim.a_hint:
+            kept.append(f)  # no bigger face
+            continue
+        # with a known size a pip of the same face lies within 1.42 a of its centre; farther ones
+        # belong to a side face (perspective) or a neighbour
+        reach = _one_reach(f.r, f.r, lim) if f.value == 1 else (1.6 if lim.a_hint else 2.3) * f.a
         if any(pips[k].dark == f.dark and pips[k].r > 0.4 * f.r
                and math.hypot(pips[k].x - f.cx, pips[k].y - f.cy) < reach for k in leftover):
             continue

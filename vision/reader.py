@@ -195,9 +195,9 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             g, mn = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), work.min(axis=2)
             d, l = spots_response(g, mn, a)
             # for the plain-face check: how far each pixel stands out from the face around it
-            kb = _odd(a)
-            dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], cv2.subtract(cv2.medianBlur(g, kb), g))
-            light[Y0:Y1, X0:X1] = np.maximum(light[Y0:Y1, X0:X1], cv2.subtract(mn, cv2.medianBlur(mn, kb)))
+            kb = cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(1.1 * a), _odd(1.1 * a)))
+            dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, kb))
+            light[Y0:Y1, X0:X1] = np.maximum(light[Y0:Y1, X0:X1], cv2.morphologyEx(mn, cv2.MORPH_TOPHAT, kb))
             where = None
             if changed is not None:
                 ch, cw = changed.shape
@@ -225,7 +225,9 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             dark, light = hats(_scaled(frame, scale), kernel)
         spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
     # a top face is seen square-on (it is parallel to the sensor); squashed spots are on side faces
-    pips = [p for p in spots if p.elong >= 0.6 and p.round >= 0.72 and p.r >= 0.12 * a]
+    # (a known size: a six's blurred columns are cut apart, so its pips may look a little squashed)
+    min_el, min_round = (0.5, 0.6) if known else (0.6, 0.72)
+    pips = [p for p in spots if p.elong >= min_el and p.round >= min_round and p.r >= 0.12 * a]
     side = tuple(p for p in spots if p not in pips and p.r >= 0.1 * a)
     lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None)
     g = group(pips, dark, light, lim)
@@ -236,12 +238,14 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     return Detection(faces, tuple(pips), g.leftover, scale, a, side)
 
 
-def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095, 0.013, 0.0175, 0.0235)) -> float | None:
-    """The corner-pip offset (frame pixels) of the dice in this frame: the size that explains most pips."""
+def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095, 0.013, 0.0175, 0.0235),
+               body: tuple[np.ndarray, float] | None = None) -> float | None:
+    """The corner-pip offset (frame pixels) of the dice in this frame: the size that explains most pips.
+    `body` (from `body_map` with the empty tray) limits the search to where dice can be."""
     best: tuple[int, float] | None = None
     w = frame.shape[1]
     for f in fractions:
-        det = detect(frame, f * w, True)
+        det = detect(frame, f * w, True, *search_area(body, f * w))
         faces = [x for x in det.faces if x.value >= 2]
         score = sum(x.value * x.value for x in faces)  # a four beats two twos made of its sides
         if faces and (best is None or score > best[0]):
@@ -253,8 +257,7 @@ def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095,
 def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") -> tuple[list[DieReading], tuple[str, ...]]:
     a_px = cal.pip_a if cal.pip_a is not None else estimate_a(frame)  # no reference throw: measure this frame
     body = _body_map(frame, cal)
-    rois = None if body is None or a_px is None else _rois(body, 4.0 * a_px)
-    changed = None if body is None else cv2.dilate((body[0] > 18).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    rois, changed = search_area(body if a_px else None, a_px or 0.0)
     det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois, changed)
     k = det.scale
     a = det.a if det.a else 7.0
@@ -279,17 +282,31 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     # two faces closer than one die cannot both be top faces: the stronger stays (the other is a
     # side face's pips); a real die dropped here makes the count short, and the count asks again
     kept: list[Face] = []
+    doubtful: set[int] = set()  # kept faces that another face contradicts
     for f in sorted(cands, key=_strength, reverse=True):
-        if all(math.hypot(g.cx - f.cx, g.cy - f.cy) >= 3.5 * a for g in kept):
+        near = [i for i, g in enumerate(kept) if math.hypot(g.cx - f.cx, g.cy - f.cy) < 3.5 * a]
+        if not near:
             kept.append(f)
+            continue
+        for i in near:
+            g = kept[i]
+            if g.value >= 2:
+                u, v = g.fit.to_face(f.cx, f.cy)
+                if f.dark == g.dark and max(abs(u), abs(v)) < 1.6:
+                    doubtful.add(i)  # a pip on g's own top face that is not one of its pips
+                # (a light spot between dark pips is the face showing between them)
+            elif f.value == 1 and f.dark == g.dark and _round_pip(det, f) and _round_pip(det, g) and 0.75 < f.r / g.r < 1.33:
+                doubtful.add(i)  # two like round pips: maybe a two whose face check failed
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
     tilt = cocked_scores(frame, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
                          angles=[f.angle if f.value >= 2 else None for f in kept])
     dice: list[DieReading] = []
-    for f, p_cocked in zip(kept, tilt):
+    for i, (f, p_cocked) in enumerate(zip(kept, tilt)):
         x, y = f.cx / k, f.cy / k
         status, why = "ok", ""
-        if _off_tray(cal, x, y, die, f.a / a if f.value >= 2 else 1.0):
+        if i in doubtful:
+            status, why = "unreadable", "contradicted"
+        elif _off_tray(cal, x, y, die, f.a / a if f.value >= 2 else 1.0):
             status, why = "off_tray", "outside floor"
         elif f.value >= 4 and f.fit.aniso < 0.93:
             status, why = "cocked", "aniso"  # the top face is foreshortened: it is tilted
@@ -314,6 +331,11 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     return dice, ()
 
 
+def _round_pip(det: "Detection", f: Face) -> bool:
+    """The pip of a one is round, as a top face's pips are (a side face's are squashed)."""
+    return det.pips[f.pips[0]].elong >= 0.75
+
+
 def _strength(f: Face) -> float:
     """How sure a face is a top face: more pips, tighter fit, stronger pips."""
     return f.value + (1.0 - min(1.0, 4 * f.err))
@@ -335,11 +357,24 @@ def _off_tray(cal: "Calibration", x: float, y: float, die: float, grown: float =
 def _body_map(frame: np.ndarray, cal: "Calibration") -> tuple[np.ndarray, float] | None:
     """How far each pixel differs from the empty tray (small scale), and that scale; None without one."""
     empty = cal.empty_image()
-    if empty is None or frame.ndim != 3:
+    return None if empty is None else body_map(frame, empty)
+
+
+def body_map(frame: np.ndarray, empty_small: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """How far each pixel of `frame` differs from the small empty-tray image, at its scale; and that scale."""
+    if frame.ndim != 3:
         return None
-    small = cv2.resize(frame, (empty.shape[1], empty.shape[0]), interpolation=cv2.INTER_AREA)
-    diff = cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(empty, (3, 3), 0)).max(axis=2)
-    return diff, empty.shape[1] / frame.shape[1]
+    small = cv2.resize(frame, (empty_small.shape[1], empty_small.shape[0]), interpolation=cv2.INTER_AREA)
+    diff = cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(empty_small, (3, 3), 0)).max(axis=2)
+    return diff, empty_small.shape[1] / frame.shape[1]
+
+
+def search_area(body: tuple[np.ndarray, float] | None, a_px: float) -> tuple[list | None, np.ndarray | None]:
+    """(rois, changed) for `detect` from a body map: where dice can be, for dice of offset `a_px`."""
+    if body is None:
+        return None, None
+    changed = cv2.dilate((body[0] > 18).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    return _rois(body, 4.0 * a_px), changed
 
 
 def _rois(body: tuple[np.ndarray, float], die: float) -> list[tuple[int, int, int, int]]:
