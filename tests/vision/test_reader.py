@@ -116,7 +116,7 @@ def test_clean_scenes_never_read_wrong() -> None:
         if r.verdict == "ok":
             assert r.values == t.values, f"seed {300 + seed}: read {r.values}, truth {t.values}"
             exact += 1
-    assert exact >= 1
+    assert exact >= 4  # 5 of 6 read whole today (see the bench for the full figure)
 
 
 @pytest.mark.slow
@@ -127,4 +127,4 @@ def test_clean_scenes_large_frames() -> None:
         if r.verdict == "ok":
             assert r.values == t.values
             exact += 1
-    assert exact >= 1  # eight dice read whole is still rare (see the bench); never wrong is the rule
+    assert exact >= 4  # 5 of 8 today; never wrong is the rule
