@@ -32,9 +32,15 @@ def test_a_blurred_six_gives_six_spots() -> None:
         assert any(abs(p.x - (60 + u * A)) < 1.5 and abs(p.y - (60 + v * A)) < 1.5 for p in spots)
 
 
-def test_a_die_corner_against_dark_felt_is_no_pip() -> None:
-    g = _die([], blur=1.0, felt=25)
+def test_a_crevice_between_touching_dice_is_no_pip() -> None:
+    """Two dice 2 px apart on dark felt: the crevice's ends look like dark spots, but their ring
+    runs over both dice and the felt, not over one plain face."""
+    img = np.full((120, 160), 60, np.uint8)
+    cv2.rectangle(img, (30, 44), (62, 76), 230, -1)
+    cv2.rectangle(img, (64, 44), (96, 76), 230, -1)
+    g = cv2.GaussianBlur(img, (0, 0), 1.0)
     dark, _ = spots_response(g, None, A)
+    assert len(spots_at(dark, True, 0.38 * A, 30.0)) > 0  # without the ring test: false pips
     assert spots_at(dark, True, 0.38 * A, 30.0, base=g, ring=0.6 * A) == []
 
 
