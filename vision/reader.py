@@ -32,7 +32,7 @@ import numpy as np
 from vision import tray
 from vision.dice import Face, Limits, group
 from vision.tilt import THRESHOLD as TILT_THRESHOLD, cocked_scores
-from vision.pips import Pip, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
+from vision.pips import LAYOUTS, Pip, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
@@ -278,6 +278,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             continue  # pips on bare felt (a pattern, a speck): no die there
         if f.value == 1 and body is not None and _off_centre(body, x, y, a / k) > 0.45 * a / k:
             continue  # a lone spot not in the middle of a die: a pip on a side face, a speck
+        if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark):
+            continue  # a corner pip of a two (or five, six) whose other pips were missed: no one
+        if f.value >= 2 and not _holes_plain(frame, f, k):
+            continue  # a pip where the layout has none (a five read as a four): no face
         cands.append(f)
     # two faces closer than one die cannot both be top faces: the stronger stays (the other is a
     # side face's pips); a real die dropped here makes the count short, and the count asks again
@@ -306,7 +310,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         status, why = "ok", ""
         if i in doubtful:
             status, why = "unreadable", "contradicted"
-        elif _off_tray(cal, x, y, die, f.a / a if f.value >= 2 else 1.0):
+        elif _off_tray(cal, x, y, die, f.a / a if f.value >= 2 else None):
             status, why = "off_tray", "outside floor"
         elif f.value >= 4 and f.fit.aniso < 0.93:
             status, why = "cocked", "aniso"  # the top face is foreshortened: it is tilted
@@ -331,6 +335,67 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     return dice, ()
 
 
+def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: bool) -> bool:
+    """A one's pip sits in the middle of a plain top face: rings from just outside the pip to 1.6
+    corner offsets (inside the face at any yaw) are one even tone. A two's corner pip is a corner
+    offset from two edges, so those rings run off the die; a five's or six's hold other pips."""
+    h, w = frame.shape[:2]
+    r0 = max(1.1 * a, 1.6 * r)
+    r1 = max(1.6 * a, r0 + 0.4 * a)
+    m = int(math.ceil(r1)) + 2
+    x0, y0, x1, y1 = int(x) - m, int(y) - m, int(x) + m + 1, int(y) + m + 1
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return False
+    patch = frame[y0:y1, x0:x1]
+    img = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if dark else patch.min(axis=2)) if patch.ndim == 3 else patch
+    img = img.astype(np.float32)
+    col = (patch if patch.ndim == 3 else patch[:, :, None]).astype(np.float32)
+    cx, cy = x - x0, y - y0
+    angs = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    rad = np.linspace(r0, r1, 3)[:, None]
+    xs = np.clip(np.round(cx + rad * np.cos(angs)).astype(int), 0, img.shape[1] - 1).ravel()
+    ys = np.clip(np.round(cy + rad * np.sin(angs)).astype(int), 0, img.shape[0] - 1).ravel()
+    vals = img[ys, xs]
+    med = float(np.median(vals))
+    contrast = abs(float(img[int(round(cy)), int(round(cx))]) - med)
+    # in colour: a blue die on red felt can be one tone in the darkest channel
+    cols = col[ys, xs]
+    dev = np.abs(cols - np.median(cols, axis=0)).max(axis=1)
+    odd = np.count_nonzero(dev > 0.35 * contrast + 6)
+    return odd <= 0.1 * vals.size
+
+
+def _holes_plain(frame: np.ndarray, f: Face, k: float) -> bool:
+    """Where the face's layout has no pip (of the 3x3 grid), the face shows its own tone, not a pip's:
+    a five whose middle pip was missed is no four, a three no two."""
+    taken = {(round(u), round(v)) for u, v in LAYOUTS[f.value]}
+    # the layout's axes: a two's or three's pips lie on a diagonal of the grid
+    holes = [(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1) if (u, v) not in taken]
+    if not holes:
+        return True
+    h, w = frame.shape[:2]
+    grey = frame if frame.ndim == 2 else None
+
+    def tone(u: float, v: float) -> float | None:
+        px, py = f.fit.to_image(u, v)
+        x, y = int(round(px / k)), int(round(py / k))
+        if x < 1 or y < 1 or x >= w - 1 or y >= h - 1:
+            return None
+        p = frame[y - 1:y + 2, x - 1:x + 2]
+        p = p if grey is not None else (cv2.cvtColor(p, cv2.COLOR_BGR2GRAY) if f.dark else p.min(axis=2))
+        return float(np.median(p))
+
+    pips = [tone(u, v) for u, v in LAYOUTS[f.value]]
+    plain = [tone(u, v) for u, v in ((0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5))]
+    if any(t is None for t in pips + plain):
+        return False
+    pip_t, face_t = float(np.median(pips)), float(np.median(plain))
+    span = pip_t - face_t
+    if abs(span) < 8:
+        return False  # no clear pips after all
+    return all(t is not None and (t - face_t) / span < 0.45 for t in (tone(u, v) for u, v in holes))
+
+
 def _round_pip(det: "Detection", f: Face) -> bool:
     """The pip of a one is round, as a top face's pips are (a side face's are squashed)."""
     return det.pips[f.pips[0]].elong >= 0.75
@@ -341,15 +406,21 @@ def _strength(f: Face) -> float:
     return f.value + (1.0 - min(1.0, 4 * f.err))
 
 
-def _off_tray(cal: "Calibration", x: float, y: float, die: float, grown: float = 1.0) -> bool:
+def _off_tray(cal: "Calibration", x: float, y: float, die: float, grown: float | None = None) -> bool:
     """A die whose top face is centred at (x, y) lies off the tray floor (on the rim or the table)
-    and not in the keep zone. `grown`: its face's size over a flat die's on the floor.
+    and not in the keep zone. `grown`: its face's size over a flat die's on the floor (None: not
+    known, a one).
 
     The floor found in the empty frame can stop short of a wall in its shadow (a dark
     felt), so a die a little outside it is off the tray only when it also sits higher
-    (a die on the rim looks a few percent bigger); well outside, it is off anyway."""
+    (a die on the rim looks a few percent bigger); well outside, it is off anyway. A die
+    clearly raised near the floor's edge is on the rim even where the floor polygon
+    took in part of the rim. A doubt is a reroll, never a silent score."""
     d = tray.distance(cal.floor, x, y)
-    if d >= -0.35 * die or (d >= -1.1 * die and grown < 1.03):
+    raised = grown is not None and grown >= 1.05
+    off = (d < -1.1 * die or (d < -0.6 * die and (grown is None or grown >= 1.0))
+           or (raised and d < 0.5 * die) or (d < -0.35 * die and grown is not None and grown >= 1.03))
+    if not off:
         return False
     return cal.keep_zone is None or tray.distance(cal.keep_zone, x, y) <= -0.2 * die
 
