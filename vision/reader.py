@@ -213,7 +213,11 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                       if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
             for p in found:
                 if not any(q.dark == p.dark and abs(q.x - p.x - X0) < 1.5 and abs(q.y - p.y - Y0) < 1.5 for q in spots):
-                    spots.append(Pip(p.x + X0, p.y + Y0, p.r, p.dark, p.contrast, p.round, p.elong))
+                    # contrast on the plain-face map, the scale the face check measures against
+                    pm = (dark if p.dark else light)[Y0:Y1, X0:X1]
+                    px, py = int(round(p.x)), int(round(p.y))
+                    c = float(pm[max(0, py - 1):py + 2, max(0, px - 1):px + 2].max())
+                    spots.append(Pip(p.x + X0, p.y + Y0, p.r, p.dark, c, p.round, p.elong))
     else:
         kernel = _odd(1.4 * a)  # wider than a pip, narrower than a die (its body must survive)
         if frame.ndim == 3:
