@@ -2,18 +2,22 @@
 
 `read(frame_bgr, calibration=None, n_dice=None)`:
 
-1. Pips are found on a working copy of the frame: the black-hat of the grey
-   image gives dark pips, the top-hat of the darkest colour channel light pips
-   (white pips on coloured dice stand out there). With a calibration the copy
-   is scaled so that the corner-pip offset of a die is WORK_A pixels; without
-   one the photo's size sets the scale (vision.pips).
+1. With a calibration, the frame is compared with the empty tray and only what
+   changed is searched, on a copy scaled so that a die's corner-pip offset is
+   WORK_A pixels. Pips have the calibrated size: local maxima of a
+   centre-surround response (dark pips in the grey image, light pips in the
+   darkest channel, a wider one for a big one-pip), each on a plain face
+   (vision.pips.spots_at). Without one, black-hat / top-hat spots at the
+   photo's scale (vision.free).
 2. Pips are grouped into faces that must fit a 1-6 layout, hold no stray pip
-   and show a plain face between the pips (vision.dice).
+   and show a plain face between the pips (vision.dice); a face's empty layout
+   places must show the face's tone, a one must sit in a plain face.
 3. With a calibration: a face must sit on something that is not the empty
-   tray; outside the tray floor and outside the keep zone it is `off_tray`; a
-   four, five or six whose layout is foreshortened, or a face with pips of a
-   side face beside it where perspective shows none, is `cocked`; two faces
-   closer than one die, or pips that make no face, are `unreadable`.
+   tray; two faces closer than a die leave the stronger, or make the die
+   `unreadable` when they contradict each other; well outside the tray floor
+   (or raised near its edge) and outside the keep zone it is `off_tray`; a
+   foreshortened four to six, or a die vision.tilt scores as cocked, is
+   `cocked`; pips that make no face are `unreadable`.
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
@@ -40,7 +44,6 @@ if TYPE_CHECKING:  # pragma: no cover
 WORK_A = 8.0  # corner-pip offset on the working copy, pixels (pips ~6 px wide)
 T_SPOT = 30.0  # least centre-surround response of a pip (grey levels x 1.5)
 DIE_OVER_A = 3.9  # die side / corner-pip offset
-CAMERA_HEIGHT = 32.0  # camera height over the floor in die sides (a Pi camera ~0.5 m over 16 mm dice)
 STATUSES = ("ok", "cocked", "off_tray", "unreadable")
 REASONS = ("cocked", "off_tray", "missing", "extra", "unreadable")
 
@@ -266,14 +269,11 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     k = det.scale
     a = det.a if det.a else 7.0
     die = DIE_OVER_A * a / k  # top face side, frame pixels
-    h, w = gray.shape
-    nadir = ((w - 1) / 2 * k, (h - 1) / 2 * k)  # the camera looks straight down at the frame's centre
     face_pips = [det.pips[i] for f in det.faces for i in f.pips]
     ref_r = float(np.median([p.r for p in face_pips])) if face_pips else 0.35 * a
     ref_c = float(np.median([p.contrast for p in face_pips])) if face_pips else 40.0
     loose = [det.pips[i] for i in det.leftover
              if det.pips[i].r >= 0.6 * ref_r and det.pips[i].contrast >= 0.5 * ref_c]
-    side = [p for p in det.side if p.contrast >= 0.25 * ref_c] + loose
     # a face must sit on a die; a one's pip in the middle of it
     cands = []
     for f in det.faces:
@@ -321,9 +321,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         elif p_cocked >= TILT_THRESHOLD:
             status, why = "cocked", f"tilt {p_cocked:.2f}"
         dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why))
-    det = Detection(tuple(kept), det.pips, det.leftover, det.scale, det.a, det.side)
     # pips no face explains and no side face explains: a die that cannot be read
-    loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in det.faces)]
+    loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in kept)]
     clusters: list[list[Pip]] = []
     for p in loose:
         for c in clusters:
@@ -505,29 +504,6 @@ def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) ->
     if not m.any():
         return float("inf")
     return math.hypot(float(xx[m].mean()) - cx, float(yy[m].mean()) - cy) / s
-
-
-def _side_of(f: Face, p: Pip, nadir: tuple[float, float], a: float) -> bool:
-    """Is spot `p` on a side face of the die whose top face is `f`, on a side that only a tilt shows?
-
-    A flat die away from the frame's centre shows the side facing the centre
-    (perspective); any other side showing means the die leans."""
-    dx, dy = p.x - f.cx, p.y - f.cy
-    d = math.hypot(dx, dy)
-    if not (1.5 * a < d < 4.6 * a):
-        return False
-    u, v = f.fit.to_face(p.x, p.y)
-    if max(abs(u), abs(v)) < 1.6:
-        return False  # on the top face itself
-    cx, cy = nadir[0] - f.cx, nadir[1] - f.cy
-    dc = math.hypot(cx, cy)
-    if dc > 4 * a and (dx * cx + dy * cy) / (d * dc) > 0.3:
-        # toward the centre: perspective shows that side, as a band about dc / CAMERA_HEIGHT die wide
-        side = DIE_OVER_A * a
-        reveal = dc / CAMERA_HEIGHT
-        along = (dx * cx + dy * cy) / dc
-        return along > 0.5 * side + 0.5 * reveal + 0.25 * side
-    return True
 
 
 def _read_free(gray: np.ndarray) -> tuple[list[DieReading], tuple[str, ...]]:
