@@ -162,7 +162,6 @@ class Detection:
     leftover: tuple[int, ...]
     scale: float  # working copy = frame * scale
     a: float | None  # corner-pip offset in working pixels (known or measured)
-    side: tuple[Pip, ...] = ()  # squashed spots: pips seen on a side face
 
 
 def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None,
@@ -231,18 +230,17 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         else:
             dark, light = hats(_scaled(frame, scale), kernel)
         spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
-    # a top face is seen square-on (it is parallel to the sensor); squashed spots are on side faces
+    # a top face is seen square-on (it is parallel to the sensor); squashed spots are on side faces: not pips
     # (a known size: a six's blurred columns are cut apart, so its pips may look a little squashed)
     min_el, min_round = (0.5, 0.6) if known else (0.6, 0.72)
     pips = [p for p in spots if p.elong >= min_el and p.round >= min_round and p.r >= 0.12 * a]
-    side = tuple(p for p in spots if p not in pips and p.r >= 0.1 * a)
     lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None)
     g = group(pips, dark, light, lim)
     faces = g.faces
     if not known:
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
         a = float(np.median(big)) if big else None
-    return Detection(faces, tuple(pips), g.leftover, scale, a, side)
+    return Detection(faces, tuple(pips), g.leftover, scale, a)
 
 
 def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095, 0.013, 0.0175, 0.0235),
