@@ -6,7 +6,10 @@ when there is no calibration (the real photos of ../shared/data/dice-photos).
 Round spots of either polarity come from three black-hat / top-hat pairs
 (`vision.pips.find_pips`): a wide kernel at full and at half size (big pips that
 touch merge at full size) and a narrow one (on a die not much larger than the wide
-kernel the whole die stands out and its pips drown). They propose faces: every
+kernel the whole die stands out and its pips drown). In the narrow pass a blob that is
+no round spot at half its peak (a small six's pips blurred into columns, light pips joined
+to the light rim round a recessed face) is cut again nearer its own peak, up to three
+times; a spot found so only counts in a face of three or more pips. They propose faces: every
 pair of like spots at a plausible distance is a face's diagonal, the spots inside
 its circle are the face's pips, and the set must fit a canonical 1-6 layout
 (`fit_layout`; a four or five must be square, so half a six is no four). Each
@@ -24,6 +27,7 @@ and dice in one photo have about one size.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -47,6 +51,16 @@ RSPREAD = 1.9  # largest / smallest pip radius in one face (glare on some pips)
 NEAR = 2.6  # no spare pip of a face's kind within this many corner offsets of its centre
 FINE_S = 0.5  # the narrow hat is taken at this size ...
 FINE_K = 0.05  # ... with a kernel of this share of the side
+SPLIT_DEPTH = 3  # a blob that is no round spot is cut again up to this many times ...
+SPLIT_STEP = 0.4  # ... each time this share higher towards its own peak
+SPLIT_MIN = 1.5  # ... when it is larger than this many smallest pips
+SPLIT_FACE = 3  # a face with a spot found so must have at least this many pips
+SPLIT_SPAN = 2.0  # blobs up to this many times as wide as `find_pips` looks at are looked into
+
+
+@dataclass(frozen=True)
+class Spot(Pip):
+    split: bool = False  # found by cutting a blob higher than half its peak (`_split_blobs`)
 
 
 def free_dice(gray: np.ndarray) -> list[tuple[int, float, float]]:
@@ -64,19 +78,109 @@ def free_faces(gray: np.ndarray, min_r_frac: float = 1 / 160, one_r_frac: float 
     min_r = max(1.2, side * min_r_frac)
     pips = _spots(work, 1.0, 0.1, min_r, 0.06 * side)  # the main pass
     pips = _merged(pips, _spots(work, 0.5, 0.1, side / 110, 0.08 * side))  # big pips that touch
-    pips = _merged(pips, _spots(work, FINE_S, FINE_K, min_r, 0.4 * FINE_K * side))  # pips on small dice
+    pips = _merged(pips, _spots(work, FINE_S, FINE_K, min_r, 0.4 * FINE_K * side, split=True))  # pips on small dice
     one_min_r = 0.0 if one_r_frac is None else side * one_r_frac
     faces = _select(work, pips, one_min_r)
     return _consistent(faces), scale
 
 
-def _spots(work: np.ndarray, f: float, k: float, min_r: float, max_r: float) -> list[Pip]:
+def _spots(work: np.ndarray, f: float, k: float, min_r: float, max_r: float, split: bool = False) -> list[Pip]:
     """`find_pips` on `work` scaled by `f`, hat kernel `k` x its side; radii and coordinates of `work`."""
     img = _scaled(work, f)
     f = img.shape[1] / work.shape[1]
     bh, th = hats(img, _odd(k * max(img.shape)))
-    return [Pip((p.x + 0.5) / f - 0.5, (p.y + 0.5) / f - 0.5, p.r / f, p.dark, p.contrast, p.round, p.elong)
-            for p in find_pips(bh, th, min_r=max(1.2, min_r * f), max_r=max_r * f)]
+    return [Spot((p.x + 0.5) / f - 0.5, (p.y + 0.5) / f - 0.5, p.r / f, p.dark, p.contrast, p.round, p.elong, p.split)
+            for p in _find_spots(bh, th, min_r=max(1.2, min_r * f), max_r=max_r * f, split=split)]
+
+
+def _find_spots(bh: np.ndarray, th: np.ndarray, min_r: float, max_r: float, t_low: float = 18.0,
+                split: bool = True) -> list[Pip]:
+    """Round spots of either polarity in a hat pair, like `find_pips`, but a blob that is no spot at half
+    its peak (pips blurred into a column, or joined to a die's rim of like tone) is cut again higher up."""
+    out: list[Pip] = []
+    for resp, dark in ((bh, True), (th, False)):
+        for p in _split_blobs(resp, dark, t_low, min_r, max_r, split=split):
+            if not any(q.dark == p.dark and math.hypot(q.x - p.x, q.y - p.y) < 0.5 * max(p.r, q.r) for q in out):
+                out.append(p)
+    return out
+
+
+def _split_blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: float,
+                 min_round: float = 0.72, min_elong: float = 0.45, split: bool = True) -> list[Pip]:
+    small = resp[::4, ::4]
+    t_low = max(t_low, 4.0 * float(np.median(small)) + 2.0)
+    mask = cv2.threshold(resp, t_low, 1, cv2.THRESH_BINARY)[1]
+    if min_r >= 1.0:
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2)))
+    contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is None:
+        return []
+    out: list[Pip] = []
+    H, W = resp.shape
+    span = 2.6 * max_r * 2
+    min_a = math.pi * min_r * min_r
+
+    def measure(c: np.ndarray) -> tuple[float, bool]:
+        a = cv2.contourArea(c)
+        r = math.sqrt(max(a, 1e-6) / math.pi)
+        if r < min_r or len(c) < 5:
+            return r, False
+        if r > max_r:
+            return r, False
+        hull = cv2.convexHull(c)
+        ha = cv2.contourArea(hull)
+        hp = cv2.arcLength(hull, True)
+        solidity = a / ha if ha > 0 else 0.0
+        circ = 4 * math.pi * ha / (hp * hp) if hp > 0 else 0.0
+        (_, _), (ma, mi), _ = cv2.fitEllipse(c)
+        elong = min(ma, mi) / max(ma, mi, 1e-6)
+        return r, min(1.0, circ) * solidity >= min_round and elong >= min_elong
+
+    def cut(patch: np.ndarray, own: np.ndarray, thr: float, x0: int, y0: int, depth: int) -> None:
+        sub = ((patch > thr) & own).astype(np.uint8)
+        cs, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for c in cs:
+            r, ok = measure(c)
+            if r < min_r:
+                continue
+            if ok:
+                m = cv2.moments(c)
+                if m["m00"] <= 0:
+                    continue
+                cm = np.zeros(patch.shape, np.uint8)
+                cv2.drawContours(cm, [c], -1, 1, -1)
+                (_, _), (ma, mi), _ = cv2.fitEllipse(c)
+                a = cv2.contourArea(c)
+                hull = cv2.convexHull(c)
+                ha, hp = cv2.contourArea(hull), cv2.arcLength(hull, True)
+                rnd = min(1.0, 4 * math.pi * ha / (hp * hp)) * (a / ha)
+                out.append(Spot(x0 + m["m10"] / m["m00"], y0 + m["m01"] / m["m00"], r, dark,
+                                float(patch[(cm > 0) & own].max()), rnd, min(ma, mi) / max(ma, mi, 1e-6), depth > 0))
+            elif split and depth < SPLIT_DEPTH and r > SPLIT_MIN * min_r:
+                cm = np.zeros(patch.shape, np.uint8)
+                cv2.drawContours(cm, [c], -1, 1, -1)
+                own2 = (cm > 0) & own
+                peak = float(patch[own2].max())
+                cut(patch, own2, thr + SPLIT_STEP * (peak - thr), x0, y0, depth + 1)
+
+    for cont, h in zip(contours, hier[0]):
+        if h[3] >= 0:
+            continue
+        x0, y0, bw, bh_ = cv2.boundingRect(cont)
+        if max(bw, bh_) > (SPLIT_SPAN if split else 1.0) * span or bw * bh_ < min_a or min(bw, bh_) < 2 * min_r - 1:
+            continue
+        x1, y1 = min(W, x0 + bw + 1), min(H, y0 + bh_ + 1)
+        x0, y0 = max(0, x0 - 1), max(0, y0 - 1)
+        patch = resp[y0:y1, x0:x1]
+        lab_u8 = np.zeros(patch.shape, np.uint8)
+        cv2.drawContours(lab_u8, [cont], -1, 1, -1, offset=(-x0, -y0))
+        lab = (lab_u8 > 0) & (patch > t_low)
+        if not lab.any():
+            continue
+        peak = float(patch[lab].max())
+        # depth 0 is `find_pips` itself: a blob too wide for a pip is only looked into, never read
+        cut(patch, lab, max(t_low, 0.5 * peak), x0, y0, 0 if max(bw, bh_) <= span else 1)
+    return out
 
 
 def _merged(pips: list[Pip], more: list[Pip]) -> list[Pip]:
@@ -108,11 +212,15 @@ def _proposals(pips: list[Pip]) -> list[tuple[int, float, Fit, tuple[int, ...]]]
         fit = fit_layout(xy[list(members)])
         if fit is None or fit.err > MAX_ERR or fit.aniso < (MIN_ANISO_SQUARE if fit.value in (4, 5) else MIN_ANISO):
             continue
+        if len(members) < SPLIT_FACE and any(getattr(pips[k], "split", False) for k in members):
+            continue
         rs = r[list(members)]
         if rs.max() > RSPREAD * rs.min() or not (R_OVER_A[0] <= rs.mean() / fit.a <= R_OVER_A[1]):
             continue
         out.append((-len(members), fit.err, fit, members))
     for k in range(n):
+        if getattr(pips[k], "split", False):
+            continue
         out.append((-1, 0.0, single(float(xy[k, 0]), float(xy[k, 1]), 2.2 * r[k]), (k,)))
     out.sort(key=lambda o: (o[0], o[1]))
     return out
