@@ -11,6 +11,7 @@ into "unreadable".
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
 import cv2
@@ -82,7 +83,18 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
     vals = resp[y0:y1, x0:x1][mask > 0]
     if vals.size < 10:
         return True
-    return float(np.percentile(vals, 97)) < 0.4 * contrast
+    return _percentile(vals, 97.0) < 0.4 * contrast
+
+
+def _percentile(vals: np.ndarray, q: float) -> float:
+    """np.percentile(vals, q) (linear interpolation) by a partial sort: a tenth of its time."""
+    n = vals.size
+    idx = q / 100.0 * (n - 1)
+    lo = int(idx)
+    hi = min(lo + 1, n - 1)
+    part = np.partition(vals.ravel(), (lo, hi))
+    v0, v1 = float(part[lo]), float(part[hi])
+    return v0 + (idx - lo) * (v1 - v0)
 
 
 def _valid(fit: Fit | None, pips: list[Pip], members: list[int], lim: Limits) -> bool:
@@ -107,7 +119,7 @@ def _one_reach(r: float, r_other: float, lim: Limits) -> float:
 
 def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim: Limits) -> Face | None:
     p = pips[members[0]]
-    r = float(np.mean([pips[k].r for k in members]))
+    r = sum(pips[k].r for k in members) / len(members)
     if fit.value == 1:
         if lim.one_min_r is not None and r < lim.one_min_r:
             return None
@@ -120,7 +132,7 @@ def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim
     if any(k not in members and pips[k].dark == p.dark and _inside(fit, pips[k].x, pips[k].y, 1.45)
            for k in range(len(pips))):
         return None
-    contrast = float(np.median([pips[k].contrast for k in members]))
+    contrast = statistics.median(pips[k].contrast for k in members)
     if not _plain(resp, pips, members, fit, contrast):
         return None
     return Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, tuple(members), fit)
