@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.profile import Calibration, CalibrationError, Poly
 from vision import tray
-from vision.reader import FrameError, _check_frame, body_map, detect, estimate_a, search_area
+from vision.reader import FrameError, _check_frame, body_map, detect, estimate_a, read, search_area
 
 
 def _frame(frame: np.ndarray, what: str) -> np.ndarray:
@@ -44,17 +44,19 @@ def calibrate(empty_frame: np.ndarray, reference_frame: np.ndarray | None = None
     empty_png = png.tobytes() if ok else None
     pip_a = pip_r = None
     pip_dark = None
+    kinds = "both"
     if reference_frame is not None:
         gray = _frame(reference_frame, "reference frame")
         if gray.shape != (h, w):
             raise CalibrationError(f"reference frame is {gray.shape[1]}x{gray.shape[0]}, the empty frame {w}x{h}")
-        pip_a, pip_r, pip_dark = _measure(reference_frame, floor, n_dice, small)
-    return Calibration((w, h), floor, keep_zone, pip_a, pip_r, pip_dark, n_dice, empty_png)
+        pip_a, pip_r, pip_dark, kinds = _measure(reference_frame, floor, n_dice, small)
+    return Calibration((w, h), floor, keep_zone, pip_a, pip_r, pip_dark, n_dice, empty_png, kinds)
 
 
 def _measure(frame: np.ndarray, floor: Poly, n_dice: int | None, empty_small: np.ndarray | None = None
-             ) -> tuple[float, float, bool]:
-    """Die size (corner-pip offset, pip radius) and pip polarity from flat dice on the floor."""
+             ) -> tuple[float, float, bool, str]:
+    """Die size (corner-pip offset, pip radius), the pips' usual polarity and which kinds of pip the
+    set has ("dark" or "light" only when all `n_dice` dice were read and agree; else "both")."""
     body = None if empty_small is None or frame.ndim != 3 else body_map(frame, empty_small)
     a_px = estimate_a(frame, body=body)
     if a_px is None:
@@ -73,7 +75,23 @@ def _measure(frame: np.ndarray, floor: Poly, n_dice: int | None, empty_small: np
     a = float(np.median([f.a for f in multi])) / k
     r = float(np.median([f.r for f in multi])) / k
     dark = sum(f.dark for f in faces) * 2 >= len(faces)
-    return a, r, bool(dark)
+    return a, r, bool(dark), _pip_kinds(frame, floor, n_dice, empty_small, a, r, dark)
+
+
+def _pip_kinds(frame: np.ndarray, floor: Poly, n_dice: int | None, empty_small: np.ndarray | None,
+               a: float, r: float, dark: bool) -> str:
+    """"dark" or "light" when the reader, looking for both, reads all `n_dice` dice of the reference
+    flat and with one kind of pip; else "both". A die it missed might be the one of the other kind."""
+    if n_dice is None or empty_small is None:
+        return "both"
+    ok, png = cv2.imencode(".png", empty_small)
+    probe = Calibration((frame.shape[1], frame.shape[0]), floor, None, a, r, dark, n_dice,
+                        png.tobytes() if ok else None, "both")
+    seen = read(frame, probe, n_dice)
+    kinds = {d.dark for d in seen.dice}
+    if seen.verdict != "ok" or len(kinds) != 1 or None in kinds:
+        return "both"
+    return "dark" if kinds.pop() else "light"
 
 
 def check_frame(frame: np.ndarray, cal: Calibration) -> str | None:

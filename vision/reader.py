@@ -36,7 +36,7 @@ import numpy as np
 from vision import tray
 from vision.dice import Face, Limits, group
 from vision.tilt import THRESHOLD as TILT_THRESHOLD, cocked_scores
-from vision.pips import LAYOUTS, Pip, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
+from vision.pips import LAYOUTS, Pip, brightest, darkest, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
@@ -60,6 +60,7 @@ class DieReading:
     center: tuple[float, float]
     status: str = "ok"
     why: str = ""  # which check set the status (for diagnostics; not in the JSON)
+    dark: bool | None = None  # dark pips (else light), when the reader knows (not in the JSON)
 
     def to_json(self) -> dict:
         return {"value": self.value, "center": [round(self.center[0], 1), round(self.center[1], 1)],
@@ -165,7 +166,7 @@ class Detection:
 
 
 def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None,
-           changed: np.ndarray | None = None) -> Detection:
+           changed: np.ndarray | None = None, kinds: str = "both") -> Detection:
     """Faces of dice whose corner-pip offset is about `a_px` frame pixels.
 
     The frame is scaled so that offset is WORK_A px. With `known` (a calibrated
@@ -173,7 +174,8 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     the grey image and light ones in the darkest channel (white pips on a
     coloured die), each on a plain face; `rois` (frame pixels x0, y0, x1, y1)
     limits the search to where dice can be, and `changed` (a small bool map of
-    where the frame differs from the empty tray) to the pixels of the dice. Without `known`, black-hat and
+    where the frame differs from the empty tray) to the pixels of the dice; `kinds` ("dark", "light",
+    "both": the calibration's pip_kinds) to the pips this set of dice has. Without `known`, black-hat and
     top-hat spots, and the offset only sets the scale.
     """
     scale = float(np.clip(WORK_A / a_px, 0.2, 2.0))
@@ -184,6 +186,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         dark = np.zeros((wh, ww), np.uint8)
         light = np.zeros((wh, ww), np.uint8)
         spots = []
+        want_dark, want_light = kinds != "light", kinds != "dark"
         for x0, y0, x1, y1 in (rois if rois is not None else [(0, 0, W, H)]):
             X0, Y0 = int(x0 * scale), int(y0 * scale)
             X1, Y1 = min(ww, int(math.ceil(x1 * scale))), min(wh, int(math.ceil(y1 * scale)))
@@ -194,12 +197,15 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             work = cv2.resize(crop, (X1 - X0, Y1 - Y0), interpolation=interp)
             if work.ndim == 2:
                 work = cv2.cvtColor(work, cv2.COLOR_GRAY2BGR)
-            g, mn = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), work.min(axis=2)
-            d, l = spots_response(g, mn, a)
+            g = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+            mn = darkest(work) if want_light else None
+            d, l = spots_response(g if want_dark else None, mn, a)
             # for the plain-face check: how far each pixel stands out from the face around it
             kb = cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(1.1 * a), _odd(1.1 * a)))
-            dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, kb))
-            light[Y0:Y1, X0:X1] = np.maximum(light[Y0:Y1, X0:X1], cv2.morphologyEx(mn, cv2.MORPH_TOPHAT, kb))
+            if want_dark:
+                dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, kb))
+            if want_light:
+                light[Y0:Y1, X0:X1] = np.maximum(light[Y0:Y1, X0:X1], cv2.morphologyEx(mn, cv2.MORPH_TOPHAT, kb))
             where = None
             if changed is not None:
                 ch, cw = changed.shape
@@ -207,12 +213,16 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 sub = changed[int(Y0 * sy):max(int(Y0 * sy) + 1, int(math.ceil(Y1 * sy))),
                               int(X0 * sx):max(int(X0 * sx) + 1, int(math.ceil(X1 * sx)))]
                 where = cv2.resize(sub.astype(np.uint8), (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_NEAREST) > 0
-            found = (spots_at(d, True, 0.38 * a, T_SPOT, where, base=g, ring=0.6 * a)
-                     + spots_at(l, False, 0.38 * a, T_SPOT, where, base=mn, ring=0.6 * a))
-            # a big coloured one-pip (twice a pip's size) answers a wider centre-surround
-            big = spots_response(g, None, 2.2 * a)[0]
-            found += [p for p in spots_at(big, True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
-                      if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
+            found = []
+            if want_dark:
+                found += spots_at(d, True, 0.38 * a, T_SPOT, where, base=g, ring=0.6 * a)
+            if want_light:
+                found += spots_at(l, False, 0.38 * a, T_SPOT, where, base=mn, ring=0.6 * a)
+            if want_dark:
+                # a big coloured one-pip (twice a pip's size) answers a wider centre-surround
+                big = spots_response(g, None, 2.2 * a)[0]
+                found += [p for p in spots_at(big, True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
+                          if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
             for p in found:
                 if not any(q.dark == p.dark and abs(q.x - p.x - X0) < 1.5 and abs(q.y - p.y - Y0) < 1.5 for q in spots):
                     # contrast on the plain-face map, the scale the face check measures against
@@ -226,7 +236,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             work_bgr = _scaled(frame, scale)
             dark, _ = hats(cv2.cvtColor(work_bgr, cv2.COLOR_BGR2GRAY), kernel)
             # white pips on a coloured die: the darkest channel makes the face dark and the pips bright
-            _, light = hats(work_bgr.min(axis=2), kernel)
+            _, light = hats(darkest(work_bgr), kernel)
         else:
             dark, light = hats(_scaled(frame, scale), kernel)
         spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
@@ -263,7 +273,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     a_px = cal.pip_a if cal.pip_a is not None else estimate_a(frame)  # no reference throw: measure this frame
     body = _body_map(frame, cal)
     rois, changed = search_area(body if a_px else None, a_px or 0.0)
-    det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois, changed)
+    det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois, changed,
+                 cal.pip_kinds if a_px is not None else "both")
     k = det.scale
     a = det.a if det.a else 7.0
     die = DIE_OVER_A * a / k  # top face side, frame pixels
@@ -318,7 +329,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             status, why = "cocked", "aniso"  # the top face is foreshortened: it is tilted
         elif p_cocked >= TILT_THRESHOLD:
             status, why = "cocked", f"tilt {p_cocked:.2f}"
-        dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why))
+        dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why, f.dark))
     # pips no face explains and no side face explains: a die that cannot be read
     loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in kept)]
     clusters: list[list[Pip]] = []
@@ -348,7 +359,7 @@ def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: b
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
         return False
     patch = frame[y0:y1, x0:x1]
-    img = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if dark else patch.min(axis=2)) if patch.ndim == 3 else patch
+    img = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if dark else darkest(patch)) if patch.ndim == 3 else patch
     img = img.astype(np.float32)
     col = (patch if patch.ndim == 3 else patch[:, :, None]).astype(np.float32)
     cx, cy = x - x0, y - y0
@@ -374,27 +385,26 @@ def _holes_plain(frame: np.ndarray, f: Face, k: float) -> bool:
     holes = [(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1) if (u, v) not in taken]
     if not holes:
         return True
+    # the tone (median of 3x3 pixels, in the face's pip channel) at the pips, between them, at the holes
+    uv = list(LAYOUTS[f.value]) + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + holes
+    xy = [f.fit.to_image(u, v) for u, v in uv]
+    xs = np.array([int(round(px / k)) for px, _ in xy])
+    ys = np.array([int(round(py / k)) for _, py in xy])
     h, w = frame.shape[:2]
-    grey = frame if frame.ndim == 2 else None
-
-    def tone(u: float, v: float) -> float | None:
-        px, py = f.fit.to_image(u, v)
-        x, y = int(round(px / k)), int(round(py / k))
-        if x < 1 or y < 1 or x >= w - 1 or y >= h - 1:
-            return None
-        p = frame[y - 1:y + 2, x - 1:x + 2]
-        p = p if grey is not None else (cv2.cvtColor(p, cv2.COLOR_BGR2GRAY) if f.dark else p.min(axis=2))
-        return float(np.median(p))
-
-    pips = [tone(u, v) for u, v in LAYOUTS[f.value]]
-    plain = [tone(u, v) for u, v in ((0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5))]
-    if any(t is None for t in pips + plain):
-        return False
-    pip_t, face_t = float(np.median(pips)), float(np.median(plain))
+    if xs.min() < 1 or ys.min() < 1 or xs.max() >= w - 1 or ys.max() >= h - 1:
+        return False  # a place off the frame: no verdict on it
+    x0, y0 = int(xs.min()) - 1, int(ys.min()) - 1
+    patch = frame[y0:int(ys.max()) + 2, x0:int(xs.max()) + 2]
+    img = patch if patch.ndim == 2 else (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if f.dark else darkest(patch))
+    xs, ys = xs - x0, ys - y0
+    nine = np.stack([img[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+    tones = np.sort(nine, axis=0)[4].astype(np.float64)
+    n = len(LAYOUTS[f.value])
+    pip_t, face_t = float(np.median(tones[:n])), float(np.median(tones[n:n + 4]))
     span = pip_t - face_t
     if abs(span) < 8:
         return False  # no clear pips after all
-    return all(t is not None and (t - face_t) / span < 0.45 for t in (tone(u, v) for u, v in holes))
+    return bool(np.all((tones[n + 4:] - face_t) / span < 0.45))
 
 
 def _round_pip(det: "Detection", f: Face) -> bool:
@@ -437,7 +447,7 @@ def body_map(frame: np.ndarray, empty_small: np.ndarray) -> tuple[np.ndarray, fl
     if frame.ndim != 3:
         return None
     small = cv2.resize(frame, (empty_small.shape[1], empty_small.shape[0]), interpolation=cv2.INTER_AREA)
-    diff = cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(empty_small, (3, 3), 0)).max(axis=2)
+    diff = brightest(cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(empty_small, (3, 3), 0)))
     return diff, empty_small.shape[1] / frame.shape[1]
 
 

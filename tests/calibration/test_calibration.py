@@ -125,3 +125,36 @@ def test_commands(tmp_path: Path, scenes: dict, capsys) -> None:
     assert capsys.readouterr().err.count("\n") == 1
     assert main(["calibrate", "--empty", str(tmp_path / "gone.png"), "--out", str(out)]) == 2
     assert main(["calibrate", "--empty", str(e), "--reference", str(f), "--out", str(out)]) == 2  # no --dice
+
+
+def _table(style, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(empty frame, reference frame of 5 flat dice) of one rendered table."""
+    rng = np.random.default_rng(seed)
+    sc = synthetic.random_scene(rng, 5, (640, 480), "clean", style=style, keep_zone=False)
+    ref = synthetic.reference_scene(rng, 5, (640, 480), tray=sc.tray, lighting=sc.lighting,
+                                    die_size=sc.dice[0].size_px, camera_height=sc.camera_height, style=style)
+    return synthetic.render_empty(sc), synthetic.render(ref)
+
+
+@pytest.mark.parametrize("style, kinds", [("white", "dark"), ("red", "light"), (("white", "red"), "both")])
+def test_the_reference_throw_says_which_pips_the_set_has(style, kinds: str) -> None:
+    empty, ref = _table(style, 11)
+    assert calibrate(empty, ref, n_dice=5).pip_kinds == kinds
+    # told of a sixth die the reference does not show, it cannot know that die's pips
+    assert calibrate(empty, ref, n_dice=6).pip_kinds == "both"
+
+
+def test_pip_kinds_round_trip_and_older_files(tmp_path: Path, scenes: dict) -> None:
+    sc, empty = scenes["rect"]
+    cal = calibrate(empty)
+    assert cal.pip_kinds == "both"  # no reference throw: look for both
+    light = Calibration(cal.image_size, cal.floor, None, 10.0, 3.0, False, 5, cal.empty_small, "light")
+    assert load(save(light, tmp_path / "cal.json")).pip_kinds == "light"
+    d = json.loads((tmp_path / "cal.json").read_text())
+    del d["pip_kinds"]  # a file from before the field: both kinds, as that yatzycam read them
+    (tmp_path / "old.json").write_text(json.dumps(d))
+    assert load(tmp_path / "old.json").pip_kinds == "both"
+    d["pip_kinds"] = "plaid"
+    (tmp_path / "bad.json").write_text(json.dumps(d))
+    with pytest.raises(CalibrationError, match="damaged calibration \\(pip_kinds\\)"):
+        load(tmp_path / "bad.json")
