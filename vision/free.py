@@ -19,7 +19,9 @@ all about as dark (or light) as each other, and the region must lie inside the
 picture. A lone pip must sit in the middle of a plain disc as wide as the photo's
 other dice, so the corner pip of a two whose other pip was missed, a speck on the
 table or one mark of a symbol die is not read as a one. Faces are taken most pips
-first; a die that a second reading fits as well is not read at all, a face of one
+first; a die that a second reading fits as well is not read at all (two readings closer than
+their half widths, the second's counted 1.15 times, a one's half width being at least 1.75
+corner offsets of the photo's other dice, are one die read twice), a face of one
 to four pips with a spare like pip close by (part of a bigger face?) is dropped,
 and dice in one photo have about one size.
 """
@@ -48,6 +50,8 @@ SPOT_Z = 0.5  # a face pixel this far (as a share of the pip contrast) towards t
 MAX_MARKS = 0.02  # share of the checked face that may be marks (noise, blur round the pips)
 MAX_GLARE = 0.06  # share that may be much lighter (or darker) than the face the other way: glare, an edge
 RSPREAD = 1.9  # largest / smallest pip radius in one face (glare on some pips)
+CLASH = 1.15  # two faces closer than their half widths (the second's times this) are one die read twice
+ONE_HALF = 1.75  # a one's half width, in corner offsets of the photo's other dice (if larger than its disc)
 NEAR = 2.6  # no spare pip of a face's kind within this many corner offsets of its centre
 FINE_S = 0.5  # the narrow hat is taken at this size ...
 FINE_K = 0.05  # ... with a kernel of this share of the side
@@ -304,9 +308,11 @@ def _select(gray: np.ndarray, pips: list[Pip], one_min_r: float) -> list[Face]:
         r = float(np.mean([pips[k].r for k in members]))
         if fit.value == 1 and r < one_min_r:
             continue
-        half = 1.75 * fit.a if fit.value > 1 else ONE_DISC * r
+        one_half = ONE_HALF * a_ref if a_ref else 0.0
+        half = 1.75 * fit.a if fit.value > 1 else max(ONE_DISC * r, one_half)
         clash = [k for k, f in enumerate(faces)
-                 if math.hypot(f.cx - fit.cx, f.cy - fit.cy) < half + (1.75 * f.a if f.value > 1 else ONE_DISC * f.r) * 0.8]
+                 if math.hypot(f.cx - fit.cx, f.cy - fit.cy)
+                 < half + (1.75 * f.a if f.value > 1 else max(ONE_DISC * f.r, one_half)) * CLASH]
         if not _good(features(gray, fit, pips, members, a_ref)):
             continue
         if clash:  # another reading of that die fits as well: it is not one die's face, read neither
