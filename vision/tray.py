@@ -1,11 +1,26 @@
 """The tray: find its floor in an empty frame; where a point lies (floor, keep zone, off the tray).
 
 `find_floor(empty_bgr)` works on any felt colour and on rectangular, rounded and
-hexagonal trays: the floor is the smooth region around the middle of the frame,
-bounded by the first strong colour/brightness edge (the foot of the wall). The
-frame is smoothed and shrunk, an edge map of L, a and b is thresholded, the
-region reached from the centre without crossing an edge is taken, closed, and
-its convex hull is the floor polygon (trays are convex).
+hexagonal trays, in two steps:
+
+1. Rough outline: the floor is the smooth region around the middle of the frame,
+   bounded by the first strong colour/brightness edge (the foot of the wall). The
+   frame is smoothed and shrunk (`work_width`), an edge map of log-chroma and
+   log-brightness is thresholded, the region reached from the centre without
+   crossing an edge is taken (grown a little through soft wall shadows and, on
+   coloured felts, through felt of the same chroma), closed, and its convex hull
+   is the rough outline (trays are convex).
+2. Refinement (at up to 640 px wide): every 2 px along the rough outline a
+   profile is taken along its outward normal (about 12% of the floor's size in,
+   10% out), the colour step strength along it is smoothed along the outline, and
+   the point moves to the first step that stands out from the felt's own noise
+   and reaches 45% of the profile's strongest step (beyond the foot come the
+   wall's top and the rim's outer edge). Offsets are median-filtered along the
+   outline, then opened (a stretch of up to ~160 px that jumped out to the wall's
+   top while its neighbours hold the foot comes back in) and closed (a short
+   stretch that stopped early in a dark shadow goes out with its neighbours). This is what lands the boundary on the
+   wall's foot when the rough outline stopped short in a wall's shadow or ran up
+   the wall; with no clear steps the rough outline is kept.
 """
 
 from __future__ import annotations
@@ -35,6 +50,11 @@ def _edges(bgr: np.ndarray) -> np.ndarray:
 
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     """The tray floor polygon (image pixels) from a frame of the empty tray."""
+    rough = _rough_floor(empty_bgr, work_width, grow_px)
+    return _refine(empty_bgr, rough)
+
+
+def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     h, w = empty_bgr.shape[:2]
     s = work_width / w
     small = cv2.resize(empty_bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
@@ -88,6 +108,136 @@ def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -
     pts = (hull[:, 0, :] + v * grow) / s
     approx = cv2.approxPolyDP(pts.astype(np.float32).reshape(-1, 1, 2), 1.0 / s, True)[:, 0, :]
     return tuple((float(x), float(y)) for x, y in approx)
+
+
+# refinement (chosen on rendered empty trays from seeds 5,000,000-5,000,399; lengths in outline samples, 2 px apart)
+TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third
+LOGOFF = 10.0  # log(bgr + LOGOFF): dark felts' noise is not blown up
+CW = 3.0  # weight of the two log-chroma channels against log-brightness
+REL = 0.45  # ... and reaches REL of its profile's strongest step
+SMOOTH = 5.0  # outline smoothing for the normals
+TANG = 3.0  # step strength smoothed along the outline
+MEDW = 15  # median filter of the offsets
+OPEN = 81  # outward stretches narrower than this come back in
+CLOSE = 41  # inward stretches narrower than this go out
+IN_SPAN = 0.12  # profile length inwards, x sqrt(rough floor area)
+OUT_SPAN = 0.1  # and outwards
+
+
+def _resample(P: np.ndarray, step: float) -> np.ndarray:
+    Q = np.vstack([P, P[:1]])
+    seg = np.linalg.norm(np.diff(Q, axis=0), axis=1)
+    cum = np.concatenate([[0.0], np.cumsum(seg)])
+    n = max(16, int(cum[-1] / step))
+    t = np.arange(n) * (cum[-1] / n)
+    return np.stack([np.interp(t, cum, Q[:, 0]), np.interp(t, cum, Q[:, 1])], 1)
+
+
+def _csmooth(v: np.ndarray, sigma: float) -> np.ndarray:
+    """Circular gaussian smoothing along axis 0."""
+    k = max(1, int(3 * sigma))
+    x = np.arange(-k, k + 1)
+    g = np.exp(-0.5 * (x / sigma) ** 2)
+    g /= g.sum()
+    pad = np.concatenate([v[-k:], v, v[:k]], 0)
+    out = np.zeros_like(v, dtype=np.float64)
+    for i, gi in enumerate(g):
+        out += gi * pad[i:i + len(v)]
+    return out
+
+
+def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
+    """Move each point of the rough outline along its normal to the first sharp colour step (the wall's foot)."""
+    h, w = bgr.shape[:2]
+    s = min(1.0, fine_width / w)
+    sm = cv2.resize(bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else bgr
+    lg = np.log(sm.astype(np.float32) + LOGOFF)
+    lg = cv2.GaussianBlur(lg, (0, 0), 0.7)
+    b, g, r = cv2.split(lg)
+    feat = np.dstack([CW * (r - g), CW * (b - g), (b + g + r) / 3.0]).astype(np.float32)
+    P = np.asarray(rough, np.float64) * s
+    pts = _resample(P, 2.0)
+    sp = _csmooth(pts, SMOOTH)
+    tan = np.roll(sp, -1, 0) - np.roll(sp, 1, 0)
+    nrm = np.stack([tan[:, 1], -tan[:, 0]], 1)
+    nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-9)
+    ctr = P.mean(0)
+    if np.mean(np.sum((pts - ctr) * nrm, 1)) < 0:
+        nrm = -nrm  # outward
+    span = float(np.sqrt(cv2.contourArea(P.astype(np.float32))))
+    t = np.arange(-IN_SPAN * span, OUT_SPAN * span, 0.5)
+    mx = (pts[:, None, 0] + nrm[:, None, 0] * t[None, :]).astype(np.float32)
+    my = (pts[:, None, 1] + nrm[:, None, 1] * t[None, :]).astype(np.float32)
+    prof = cv2.remap(feat, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    d = 4  # samples (2 px) either side
+    dd = np.zeros_like(prof)
+    dd[:, d:-d] = prof[:, 2 * d:] - prof[:, :-2 * d]
+    S = np.sqrt((dd ** 2).sum(2))
+    S = _csmooth(S, TANG)
+    inner = S[:, 2 * d: len(t) // 3]
+    T = max(TK * float(np.percentile(inner, 95)), 0.05)
+    off = np.full(len(pts), np.nan)
+    for i in range(len(pts)):
+        row = S[i]
+        lim = max(T, REL * float(row[d:-d].max()))
+        above = np.nonzero(row[d:-d] > lim)[0]
+        if above.size == 0:
+            continue
+        k = d + int(above[0])
+        while k + 1 < len(row) - d and row[k + 1] >= row[k]:
+            k += 1
+        a_, b_, c_ = row[k - 1], row[k], row[k + 1]
+        den = a_ - 2 * b_ + c_
+        o = 0.5 * (a_ - c_) / den if den < 0 else 0.0
+        off[i] = t[k] + 0.5 * float(np.clip(o, -1, 1))
+    ok = np.isfinite(off)
+    if ok.sum() < len(pts) // 2:
+        return rough
+    idx = np.arange(len(pts))
+    off = np.interp(idx, idx[ok], off[ok], period=len(pts))
+    med = _circ_median(off, MEDW)
+    off = np.where(np.abs(off - med) > 2.0, med, off)
+    if OPEN > 1:  # a stretch that jumped out to the wall's top while its neighbours hold the foot
+        off = _circ_max(_circ_min(off, OPEN), OPEN)
+    if CLOSE > 1:  # a short stretch that stopped short (noise in a dark shadow)
+        off = _circ_min(_circ_max(off, CLOSE), CLOSE)
+    out = (pts + nrm * off[:, None]) / s
+    approx = cv2.approxPolyDP(out.astype(np.float32).reshape(-1, 1, 2), 0.5 / s, True)[:, 0, :]
+    return tuple((float(x), float(y)) for x, y in approx)
+
+
+def _circ_min(v: np.ndarray, k: int) -> np.ndarray:
+    n = len(v)
+    idx = (np.arange(n)[:, None] + np.arange(-(k // 2), k // 2 + 1)[None, :]) % n
+    return v[idx].min(axis=1)
+
+
+def _circ_max(v: np.ndarray, k: int) -> np.ndarray:
+    n = len(v)
+    idx = (np.arange(n)[:, None] + np.arange(-(k // 2), k // 2 + 1)[None, :]) % n
+    return v[idx].max(axis=1)
+
+
+def _circ_median(v: np.ndarray, k: int) -> np.ndarray:
+    n = len(v)
+    idx = (np.arange(n)[:, None] + np.arange(-(k // 2), k // 2 + 1)[None, :]) % n
+    return np.median(v[idx], axis=1)
+
+
+def _ray_radius(P: np.ndarray, c: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Distance from c along each unit direction u to the polygon P's boundary (furthest crossing)."""
+    a = P - c
+    b = np.roll(P, -1, 0) - c
+    e = b - a
+    # solve t*u = a + s*e  ->  cross products
+    cr = lambda x, y: x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]
+    den = cr(u[:, None, :], e[None, :, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = cr(a[None, :, :], e[None, :, :]) / den
+        sp = cr(a[None, :, :], u[:, None, :]) / den
+    good = (sp >= 0) & (sp <= 1) & (t > 0) & np.isfinite(t)
+    t = np.where(good, t, 0)
+    return t.max(axis=1)
 
 
 def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) -> Poly | None:

@@ -1,0 +1,84 @@
+"""vision.tray.find_floor on rendered empty trays: the found floor's boundary lies close to the true felt
+edge (tray.floor in vision.synthetic), never far out over the wall or rim, on every shape and felt."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import tray
+
+synthetic = pytest.importorskip("vision.synthetic")
+
+# (shape, felt, frame width, seed): seeds from 5,100,000 up (not the bench's 1000-2999, not train_tilt's
+# 1,000,000+, not the 5,000,000+ frames find_floor's parameters were chosen on)
+CASES = [
+    ("rect", "black", 640, 5_100_001),
+    ("rect", "grey", 1280, 5_100_002),
+    ("rect", "blue", 640, 5_100_003),
+    ("rounded", "dark_green", 1280, 5_100_004),
+    ("rounded", "red", 640, 5_100_005),
+    ("rounded", "beige", 1280, 5_100_006),
+    ("hex", "black", 1280, 5_100_007),
+    ("hex", "green", 640, 5_100_008),
+]
+
+
+def _scene(shape: str, felt: str, width: int, seed: int):
+    rng = np.random.default_rng(seed)
+    size = (width, width * 3 // 4)
+    sc = synthetic.random_scene(rng, 5, size, "clean", tray_shape=shape, felt=felt)
+    return sc, synthetic.render_empty(sc)
+
+
+def _boundary(poly, step: float = 1.0) -> np.ndarray:
+    p = np.asarray(poly, np.float64)
+    out = []
+    for i in range(len(p)):
+        a, b = p[i], p[(i + 1) % len(p)]
+        n = max(1, int(np.ceil(np.linalg.norm(b - a) / step)))
+        out.append(a + (b - a) * (np.arange(n)[:, None] / n))
+    return np.concatenate(out)
+
+
+def _worst_outside(poly, of) -> float:
+    """How far (pixels) any point of poly's boundary lies outside polygon `of`."""
+    return max(0.0, -min(tray.distance(of, x, y) for x, y in _boundary(poly)))
+
+
+def errors(found, truth, die: float) -> tuple[float, float]:
+    """(worst distance of the found boundary outside the true floor, worst distance of the true boundary
+    outside the found floor), in die sizes."""
+    return _worst_outside(found, truth) / die, _worst_outside(truth, found) / die
+
+
+@pytest.mark.parametrize("shape,felt,width,seed", CASES)
+def test_floor_boundary_within_a_quarter_die(shape: str, felt: str, width: int, seed: int) -> None:
+    sc, empty = _scene(shape, felt, width, seed)
+    found = tray.find_floor(empty)
+    out, inn = errors(found, sc.tray.floor, sc.die_size)
+    assert out <= 0.25, f"the floor takes in {out:.2f} die of wall/rim"
+    assert inn <= 0.3, f"the floor stops {inn:.2f} die short of the wall"
+
+
+def test_refinement_moves_to_the_wall_foot() -> None:
+    """The rough flood-fill outline can stop short in a wall's shadow or run up the wall; the refined one
+    is closer to the truth on a dark felt."""
+    sc, empty = _scene("rect", "black", 640, 5_100_001)
+    rough = tray._rough_floor(empty)
+    found = tray.find_floor(empty)
+    r_out, r_in = errors(rough, sc.tray.floor, sc.die_size)
+    f_out, f_in = errors(found, sc.tray.floor, sc.die_size)
+    assert max(f_out, f_in) < max(r_out, r_in)
+
+
+def test_small_frame_and_errors() -> None:
+    """check_frame calls find_floor on a 320-wide copy; a frame with no tray raises TrayError."""
+    sc, empty = _scene("rounded", "red", 640, 5_100_005)
+    small = cv2.resize(empty, (320, 240), interpolation=cv2.INTER_AREA)
+    found = tray.find_floor(small, work_width=320)
+    assert tray.iou(tray.scale_poly(found, 2.0), sc.tray.floor, sc.size) > 0.9
+    flat = np.full((480, 640, 3), 120, np.uint8)
+    with pytest.raises(tray.TrayError):
+        tray.find_floor(flat)
