@@ -18,7 +18,10 @@ hexagonal trays, in two steps:
    wall's top and the rim's outer edge). Offsets are median-filtered along the
    outline, then opened (a stretch of up to ~160 px that jumped out to the wall's
    top while its neighbours hold the foot comes back in) and closed (a short
-   stretch that stopped early in a dark shadow goes out with its neighbours). This is what lands the boundary on the
+   stretch that stopped early in a dark shadow goes out with its neighbours). The
+   opening also cuts corners, so a point that lay further out before it is given
+   back when it lies inside every long straight side's line (a corner's foot does;
+   a stretch on a wall's top lies outside its own side's line). This is what lands the boundary on the
    wall's foot when the rough outline stopped short in a wall's shadow or ran up
    the wall; with no clear steps the rough outline is kept.
 """
@@ -120,6 +123,9 @@ TANG = 3.0  # step strength smoothed along the outline
 MEDW = 15  # median filter of the offsets
 OPEN = 81  # outward stretches narrower than this come back in
 CLOSE = 41  # inward stretches narrower than this go out
+CORNERS = True  # give back the corners the opening cut off
+LONG = 0.25  # a straight side: longer than LONG x sqrt(rough floor area)
+TOL = 1.0  # px a corner point may lie outside a side's line
 IN_SPAN = 0.12  # profile length inwards, x sqrt(rough floor area)
 OUT_SPAN = 0.1  # and outwards
 
@@ -197,13 +203,45 @@ def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
     off = np.interp(idx, idx[ok], off[ok], period=len(pts))
     med = _circ_median(off, MEDW)
     off = np.where(np.abs(off - med) > 2.0, med, off)
+    raw = off
     if OPEN > 1:  # a stretch that jumped out to the wall's top while its neighbours hold the foot
         off = _circ_max(_circ_min(off, OPEN), OPEN)
     if CLOSE > 1:  # a short stretch that stopped short (noise in a dark shadow)
         off = _circ_min(_circ_max(off, CLOSE), CLOSE)
-    out = (pts + nrm * off[:, None]) / s
+    q = pts + nrm * off[:, None]
+    if CORNERS:
+        q = _corners(q, pts + nrm * raw[:, None], raw > off + 0.5, LONG * span)
+    out = q / s
     approx = cv2.approxPolyDP(out.astype(np.float32).reshape(-1, 1, 2), 0.5 / s, True)[:, 0, :]
     return tuple((float(x), float(y)) for x, y in approx)
+
+
+def _corners(q: np.ndarray, raw: np.ndarray, cand: np.ndarray, long: float) -> np.ndarray:
+    """Give back the corners the opening cut off: a raw point further out is kept when it lies inside every
+    long straight side's line (a corner's foot does; a stretch on the wall's top lies outside its own side)."""
+    if not cand.any():
+        return q
+    ap = cv2.approxPolyDP(q.astype(np.float32).reshape(-1, 1, 2), 1.5, True)[:, 0, :].astype(np.float64)
+    ctr = q.mean(0)
+    lines = []
+    for i in range(len(ap)):
+        a, b = ap[i], ap[(i + 1) % len(ap)]
+        e = b - a
+        L = float(np.hypot(*e))
+        if L < long:
+            continue
+        n = np.array([e[1], -e[0]]) / L
+        if np.dot(ctr - a, n) > 0:
+            n = -n  # outward
+        lines.append((a, n))
+    if not lines:
+        return q
+    ok = cand.copy()
+    for a, n in lines:
+        ok &= (raw - a) @ n <= TOL
+    out = q.copy()
+    out[ok] = raw[ok]
+    return out
 
 
 def _circ_min(v: np.ndarray, k: int) -> np.ndarray:
