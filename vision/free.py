@@ -16,7 +16,10 @@ its circle are the face's pips, and the set must fit a canonical 1-6 layout
 proposal is then checked on the grey picture itself, not on the hat response:
 between the pips the die must be one even tone, the pips the only marks on it,
 all about as dark (or light) as each other, and the region must lie inside the
-picture. A lone pip must sit in the middle of a plain disc as wide as the photo's
+picture. On a face of three or more pips, marks that reach the checked region's
+outline are let pass (the light rim round a recessed face with light pips), but then
+every free place of the 3x3 pip grid must be plain (a missed pip may reach the outline
+too). A lone pip must sit in the middle of a plain disc as wide as the photo's
 other dice, so the corner pip of a two whose other pip was missed, a speck on the
 table or one mark of a symbol die is not read as a one. Faces are taken most pips
 first; a die that a second reading fits as well is not read at all (two readings closer than
@@ -48,6 +51,8 @@ ONE_REF = 1.45  # ... or this share of the corner offset of the photo's other di
 MIN_CONTRAST = 14.0  # grey levels between the face and its pips
 SPOT_Z = 0.5  # a face pixel this far (as a share of the pip contrast) towards the pip tone is a mark
 MAX_MARKS = 0.02  # share of the checked face that may be marks (noise, blur round the pips)
+RIM_MIN_VALUE = 3  # a face of this many pips or more may have marks on its outline (a recessed face's rim)
+EMPTY_Z = 0.5  # ... when no free place of its 3x3 pip grid is this far towards the pip tone
 MAX_GLARE = 0.06  # share that may be much lighter (or darker) than the face the other way: glare, an edge
 RSPREAD = 1.9  # largest / smallest pip radius in one face (glare on some pips)
 CLASH = 1.15  # two faces closer than their half widths (the second's times this) are one die read twice
@@ -250,10 +255,12 @@ def _face_mask(fit: Fit, pips: list[Pip], members: tuple[int, ...], shape: tuple
         cv2.circle(face, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(rad)), 1, -1)
     else:
         cv2.fillConvexPoly(face, np.round(corners - [x0, y0]).astype(np.int32), 1)
+    # the outline's own band: marks there may be a recessed face's rim
+    rim = face - cv2.erode(face, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)), borderValue=0)
     for k in members:
         p = pips[k]
         cv2.circle(face, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(1.6 * p.r + 1)), 0, -1)
-    return x0, y0, face
+    return x0, y0, face, rim
 
 
 def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ...],
@@ -264,7 +271,7 @@ def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ..
     m = _face_mask(fit, pips, members, gray.shape, a_ref)
     if m is None:
         return None
-    x0, y0, face = m
+    x0, y0, face, rim = m
     patch = gray[y0:y0 + face.shape[0], x0:x0 + face.shape[1]].astype(np.float32)
     vals = patch[face > 0]
     if vals.size < 10:
@@ -281,15 +288,46 @@ def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ..
     pip_level = float(np.median(cores))
     contrast = sign * (level - pip_level)
     if contrast <= 0:
-        return dict(contrast=contrast, marks=1.0, glare=1.0, even=0.0, level=level, pip=pip_level)
+        return dict(contrast=contrast, marks=1.0, glare=1.0, even=0.0, level=level, pip=pip_level, inner=1.0,
+                    value=fit.value, empty=1.0)
     z = sign * (level - vals) / contrast
     zc = [sign * (level - c) / contrast for c in cores]
-    return dict(contrast=contrast, marks=float(np.mean(z > SPOT_Z)), glare=float(np.mean(z < -SPOT_Z)),
-                even=min(zc) / max(zc), level=level, pip=pip_level)
+    marks = float(np.mean(z > SPOT_Z))
+    inner = marks
+    if marks > 0:
+        zmap = np.zeros(face.shape, np.uint8)
+        zmap[face > 0] = z > SPOT_Z
+        n, lab = cv2.connectedComponents(zmap, connectivity=8)
+        on_rim = np.unique(lab[(rim > 0) & (zmap > 0)])
+        inner = float(np.count_nonzero(np.isin(lab, on_rim[on_rim > 0], invert=True) & (zmap > 0))) / vals.size
+    # the free places of the 3x3 pip grid must be plain (a missed pip may touch the outline)
+    empty = 0.0
+    taken = [fit.to_face(pips[k].x, pips[k].y) for k in members]
+    rr = max(1, int(round(0.5 * r_mean(pips, members))))
+    for u in (-1, 0, 1):
+        for v in (-1, 0, 1):
+            if any(abs(u - tu) < 0.5 and abs(v - tv) < 0.5 for tu, tv in taken):
+                continue
+            x, y = fit.to_image(u, v)
+            xx, yy = int(round(x - x0)), int(round(y - y0))
+            core = patch[max(0, yy - rr):yy + rr + 1, max(0, xx - rr):xx + rr + 1]
+            if core.size:
+                empty = max(empty, sign * (level - float(np.median(core))) / contrast)
+    return dict(contrast=contrast, marks=marks, glare=float(np.mean(z < -SPOT_Z)),
+                even=min(zc) / max(zc), level=level, pip=pip_level, inner=inner, value=fit.value, empty=empty)
+
+
+def r_mean(pips: list[Pip], members: tuple[int, ...]) -> float:
+    return float(np.mean([pips[k].r for k in members]))
 
 
 def _good(f: dict | None) -> bool:
-    return (f is not None and f["contrast"] >= MIN_CONTRAST and f["marks"] <= MAX_MARKS
+    if f is None:
+        return False
+    rim = f["value"] >= RIM_MIN_VALUE
+    if rim and f["empty"] > EMPTY_Z:
+        return False
+    return (f["contrast"] >= MIN_CONTRAST and (f["inner"] if rim else f["marks"]) <= MAX_MARKS
             and f["glare"] <= MAX_GLARE and f["even"] >= 0.5)
 
 
