@@ -9,7 +9,10 @@ hexagonal trays, in two steps:
    log-brightness is thresholded, the region reached from the centre without
    crossing an edge is taken (grown a little through soft wall shadows and, on
    coloured felts, through felt of the same chroma), closed, and its convex hull
-   is the rough outline (trays are convex).
+   is the rough outline (trays are convex). When that finds no plausible floor,
+   or a lower threshold finds one a quarter smaller (the flood ran over a faint
+   wall foot, e.g. grey felt against a grey wall, onto the rim), lower
+   thresholds are taken.
 2. Refinement (at up to 640 px wide): every 2 px along the rough outline a
    profile is taken along its outward normal (about 12% of the floor's size in,
    10% out), the colour step strength along it is smoothed along the outline, and
@@ -21,9 +24,10 @@ hexagonal trays, in two steps:
    stretch that stopped early in a dark shadow goes out with its neighbours). The
    opening also cuts corners, so a point that lay further out before it is given
    back when it lies inside every long straight side's line (a corner's foot does;
-   a stretch on a wall's top lies outside its own side's line). This is what lands the boundary on the
-   wall's foot when the rough outline stopped short in a wall's shadow or ran up
-   the wall; with no clear steps the rough outline is kept.
+   a stretch on a wall's top lies outside its own side's line). This is what
+   lands the boundary on the wall's foot when the rough outline stopped short in
+   a wall's shadow or ran up the wall; with no clear steps the rough outline is
+   kept.
 """
 
 from __future__ import annotations
@@ -53,11 +57,38 @@ def _edges(bgr: np.ndarray) -> np.ndarray:
 
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     """The tray floor polygon (image pixels) from a frame of the empty tray."""
-    rough = _rough_floor(empty_bgr, work_width, grow_px)
+    rough = _rough_cascade(empty_bgr, work_width, grow_px)
     return _refine(empty_bgr, rough)
 
 
-def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
+def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly:
+    """The rough outline at the usual edge threshold; lower thresholds when that finds no floor or when a
+    lower one gives a much smaller floor (the flood ran over a faint wall foot onto the rim)."""
+    cur = None
+    err = None
+    for k in LEAK_KS:
+        try:
+            r = _rough_floor(empty_bgr, work_width, grow_px, k)
+        except TrayError as e:
+            if cur is None:
+                err = e
+                continue
+            break
+        if cur is None:
+            cur = r
+            continue
+        a0 = cv2.contourArea(np.asarray(cur, np.float32))
+        a1 = cv2.contourArea(np.asarray(r, np.float32))
+        if a1 < LEAK_RATIO * a0:
+            cur = r
+        else:
+            break
+    if cur is None:
+        raise err
+    return cur
+
+
+def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6, k_t: float = 1.0) -> Poly:
     h, w = empty_bgr.shape[:2]
     s = work_width / w
     small = cv2.resize(empty_bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
@@ -66,7 +97,7 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6)
     cy, cx = sh // 2, sw // 2
     core = mag[cy - sh // 10: cy + sh // 10, cx - sw // 10: cx + sw // 10]
     # an edge is far above the felt's own texture and shading
-    t = max(6.0 * float(np.median(core)), float(np.percentile(core, 99)) * 1.5, 0.15)
+    t = k_t * max(6.0 * float(np.median(core)), float(np.percentile(core, 99)) * 1.5, 0.15)
     free = (mag < t).astype(np.uint8)
     free = cv2.morphologyEx(free, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     n, labels = cv2.connectedComponents(free, connectivity=4)
@@ -114,6 +145,8 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6)
 
 
 # refinement (chosen on rendered empty trays from seeds 5,000,000-5,000,399; lengths in outline samples, 2 px apart)
+LEAK_KS = (1.0, 0.6, 0.4)  # rough outline's edge threshold factors, tried in turn
+LEAK_RATIO = 0.75  # a lower threshold's floor this much smaller: the higher one leaked
 TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third
 LOGOFF = 10.0  # log(bgr + LOGOFF): dark felts' noise is not blown up
 CW = 3.0  # weight of the two log-chroma channels against log-brightness
