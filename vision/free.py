@@ -10,8 +10,8 @@ kernel the whole die stands out and its pips drown). In the narrow pass a blob t
 no round spot at half its peak (a small six's pips blurred into columns, light pips joined
 to the light rim round a recessed face) is cut again nearer its own peak, up to three
 times; a spot found so only counts in a face of three or more pips. They propose faces: every
-pair of like spots at a plausible distance is a face's diagonal, the spots inside
-its circle are the face's pips, and the set must fit a canonical 1-6 layout
+pair of like spots at a plausible distance is a face's diagonal, the like spots inside
+its circle and of about its spots' size are the face's pips, and the set must fit a canonical 1-6 layout
 (`fit_layout`; a four or five must be square, so half a six is no four). Each
 proposal is then checked on the grey picture itself, not on the hat response:
 between the pips the die must be one even tone, the pips the only marks on it,
@@ -57,6 +57,7 @@ MAX_GLARE = 0.06  # share that may be much lighter (or darker) than the face the
 RSPREAD = 1.9  # largest / smallest pip radius in one face (glare on some pips)
 CLASH = 1.15  # two faces closer than their half widths (the second's times this) are one die read twice
 ONE_HALF = 1.75  # a one's half width, in corner offsets of the photo's other dice (if larger than its disc)
+MEMBER_R = 1.6  # a face's pips: the like spots in its diagonal's circle within this factor of its corner pips' size
 NEAR = 2.6  # no spare pip of a face's kind within this many corner offsets of its centre
 FINE_S = 0.5  # the narrow hat is taken at this size ...
 FINE_K = 0.05  # ... with a kernel of this share of the side
@@ -213,7 +214,8 @@ def _proposals(pips: list[Pip]) -> list[tuple[int, float, Fit, tuple[int, ...]]]
     seen: set[tuple[int, ...]] = set()
     for i, j in zip(*np.nonzero(np.triu(ok, 1))):
         m = (xy[i] + xy[j]) / 2
-        inside = np.nonzero((np.hypot(xy[:, 0] - m[0], xy[:, 1] - m[1]) < d[i, j] / 2 * 1.12) & (dark == dark[i]))[0]
+        inside = np.nonzero((np.hypot(xy[:, 0] - m[0], xy[:, 1] - m[1]) < d[i, j] / 2 * 1.12) & (dark == dark[i])
+                            & (r > rmin[i, j] / MEMBER_R) & (r < rmax[i, j] * MEMBER_R))[0]
         members = tuple(sorted(set(inside.tolist()) | {int(i), int(j)}))
         if len(members) > 6 or members in seen:
             continue
