@@ -59,6 +59,10 @@ def _inside(fit: Fit, x: float, y: float, half: float) -> bool:
     return abs(u) < half and abs(v) < half
 
 
+PLAIN_HALF = 1.35  # the plain check's square, in corner offsets from the centre (the face's edge is at
+# 1.8; a rounded or bevelled edge catches the light a little inside it)
+
+
 def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, contrast: float) -> bool:
     """The face between the pips shows no other spot or edge in the hat response."""
     h, w = resp.shape
@@ -66,7 +70,7 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
         rad = 1.3 * fit.a
         corners = np.array([[fit.cx - rad, fit.cy - rad], [fit.cx + rad, fit.cy + rad]], np.float32)
     else:
-        corners = np.array([fit.to_image(u * 1.45, v * 1.45) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
+        corners = np.array([fit.to_image(u * PLAIN_HALF, v * PLAIN_HALF) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
                            np.float32)
     x0, y0 = np.floor(corners.min(0)).astype(int)
     x1, y1 = np.ceil(corners.max(0)).astype(int) + 1

@@ -185,7 +185,8 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         wh, ww = max(8, round(H * scale)), max(8, round(W * scale))
         dark = np.zeros((wh, ww), np.uint8)
         light = np.zeros((wh, ww), np.uint8)
-        spots = []
+        spots: list[Pip] = []
+        maps: list[tuple] = []  # per search box: its origin, responses, images and mask (for a second look)
         want_dark, want_light = kinds != "light", kinds != "dark"
         for x0, y0, x1, y1 in (rois if rois is not None else [(0, 0, W, H)]):
             X0, Y0 = int(x0 * scale), int(y0 * scale)
@@ -213,6 +214,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 sub = changed[int(Y0 * sy):max(int(Y0 * sy) + 1, int(math.ceil(Y1 * sy))),
                               int(X0 * sx):max(int(X0 * sx) + 1, int(math.ceil(X1 * sx)))]
                 where = cv2.resize(sub.astype(np.uint8), (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_NEAREST) > 0
+            maps.append((X0, Y0, d, l, g, mn, where))
             found = []
             if want_dark:
                 found += spots_at(d, True, 0.38 * a, T_SPOT, where, base=g, ring=0.6 * a)
@@ -223,13 +225,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 big = spots_response(g, None, 2.2 * a)[0]
                 found += [p for p in spots_at(big, True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
                           if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
-            for p in found:
-                if not any(q.dark == p.dark and abs(q.x - p.x - X0) < 1.5 and abs(q.y - p.y - Y0) < 1.5 for q in spots):
-                    # contrast on the plain-face map, the scale the face check measures against
-                    pm = (dark if p.dark else light)[Y0:Y1, X0:X1]
-                    px, py = int(round(p.x)), int(round(p.y))
-                    c = float(pm[max(0, py - 1):py + 2, max(0, px - 1):px + 2].max())
-                    spots.append(Pip(p.x + X0, p.y + Y0, p.r, p.dark, c, p.round, p.elong))
+            _add_spots(spots, found, X0, Y0, dark, light, 1.5)
     else:
         kernel = _odd(1.4 * a)  # wider than a pip, narrower than a die (its body must survive)
         if frame.ndim == 3:
@@ -246,11 +242,67 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     pips = [p for p in spots if p.elong >= min_el and p.round >= min_round and p.r >= 0.12 * a]
     lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None)
     g = group(pips, dark, light, lim)
+    if known and g.leftover:
+        # pips no face took: often a face whose other pips were faint (a six's far column in shade, a
+        # five's corners against a glossy die's dark bevel). Look again around them, lower and more
+        # tolerant, and group again; the face checks are the same, so a speck makes no face.
+        more = _second_look([pips[i] for i in g.leftover], spots, maps, a, dark, light)
+        if more:
+            added = [p for p in more if p.elong >= min_el and p.round >= min_round and p.r >= 0.12 * a]
+            if added:
+                pips = pips + added
+                g = group(pips, dark, light, lim)
     faces = g.faces
     if not known:
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
         a = float(np.median(big)) if big else None
     return Detection(faces, tuple(pips), g.leftover, scale, a)
+
+
+T_SECOND = 20.0  # the second look's least response (T_SPOT for the first)
+SECOND_ODD = 10  # and how many of a spot's 16 ring samples may be odd (5 for the first)
+
+
+def _add_spots(spots: list[Pip], found: list[Pip], X0: int, Y0: int, dark: np.ndarray, light: np.ndarray,
+               apart: float) -> list[Pip]:
+    """Add the spots `found` in a search box at (X0, Y0) to `spots` (working coordinates), each unless
+    a like spot lies within `apart` px; the new ones' contrast is measured on the plain-face map (the
+    scale the face check measures against). Returns the added ones."""
+    added = []
+    for p in found:
+        if not any(q.dark == p.dark and abs(q.x - p.x - X0) < apart and abs(q.y - p.y - Y0) < apart for q in spots):
+            pm = dark if p.dark else light
+            px, py = int(round(p.x + X0)), int(round(p.y + Y0))
+            c = float(pm[max(0, py - 1):py + 2, max(0, px - 1):px + 2].max())
+            q = Pip(p.x + X0, p.y + Y0, p.r, p.dark, c, p.round, p.elong)
+            spots.append(q)
+            added.append(q)
+    return added
+
+
+def _second_look(loose: list[Pip], spots: list[Pip], maps: list[tuple], a: float, dark: np.ndarray,
+                 light: np.ndarray) -> list[Pip]:
+    """Fainter spots within a die's reach of the loose pips (working coordinates), other than the
+    `spots` found already: responses down to T_SECOND, rings with up to SECOND_ODD odd samples of 16."""
+    have = list(spots)
+    out: list[Pip] = []
+    for X0, Y0, d, l, g, mn, where in maps:
+        h, w = g.shape
+        for is_dark, resp, base in ((True, d, g), (False, l, mn)):
+            if resp is None:
+                continue
+            here = [p for p in loose if p.dark == is_dark and X0 <= p.x < X0 + w and Y0 <= p.y < Y0 + h]
+            if not here:
+                continue
+            near = np.zeros((h, w), np.uint8)
+            for p in here:
+                cv2.circle(near, (int(round(p.x - X0)), int(round(p.y - Y0))), int(round(3.0 * a)), 1, -1)
+            m = near > 0 if where is None else (near > 0) & where
+            found = spots_at(resp, is_dark, 0.38 * a, T_SECOND, m, base=base, ring=0.6 * a, ring_odd=SECOND_ODD)
+            # clear on the plain-face map (a third of the loose pips' contrast), not a glint
+            least = 0.3 * float(np.median([p.contrast for p in here]))
+            out += [p for p in _add_spots(have, found, X0, Y0, dark, light, 0.5 * a) if p.contrast >= least]
+    return out
 
 
 def estimate_a(frame: np.ndarray, fractions: tuple[float, ...] = (0.007, 0.0095, 0.013, 0.0175, 0.0235),
@@ -287,8 +339,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     cands = []
     for f in det.faces:
         x, y = f.cx / k, f.cy / k
-        if body is not None and not _has_body(body, x, y, 1.1 * a / k):
-            continue  # pips on bare felt (a pattern, a speck): no die there
+        if body is not None and not _has_body(body, x, y, 1.1 * a / k) and not (
+                f.value >= 2 and _has_body(body, x, y, 2.0 * a / k, share=0.25)):
+            continue  # pips on bare felt (a pattern, a speck): no die there (a black die on black felt
+            # shows only by its bevels and shadow, around its top face)
         if f.value == 1 and body is not None and _off_centre(body, x, y, a / k) > 0.45 * a / k:
             continue  # a lone spot not in the middle of a die: a pip on a side face, a speck
         if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark):
@@ -348,12 +402,12 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
 
 
 def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: bool) -> bool:
-    """A one's pip sits in the middle of a plain top face: rings from just outside the pip to 1.6
-    corner offsets (inside the face at any yaw) are one even tone. A two's corner pip is a corner
+    """A one's pip sits in the middle of a plain top face: rings from just outside the pip to 1.4
+    corner offsets (inside the flat top at any yaw) are one even tone. A two's corner pip is a corner
     offset from two edges, so those rings run off the die; a five's or six's hold other pips."""
     h, w = frame.shape[:2]
     r0 = max(1.1 * a, 1.6 * r)
-    r1 = max(1.6 * a, r0 + 0.4 * a)
+    r1 = max(1.4 * a, r0 + 0.3 * a)  # the flat top ends before 1.8 a where its edge is rounded
     m = int(math.ceil(r1)) + 2
     x0, y0, x1, y1 = int(x) - m, int(y) - m, int(x) + m + 1, int(y) + m + 1
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
@@ -485,8 +539,8 @@ def _rois(body: tuple[np.ndarray, float], die: float) -> list[tuple[int, int, in
             for b in boxes]
 
 
-def _has_body(body: tuple[np.ndarray, float], x: float, y: float, radius: float) -> bool:
-    """A die lies at (x, y): the frame differs from the empty tray over most of a disc there."""
+def _has_body(body: tuple[np.ndarray, float], x: float, y: float, radius: float, share: float = 0.5) -> bool:
+    """A die lies at (x, y): the frame differs from the empty tray over more than `share` of a disc there."""
     diff, s = body
     h, w = diff.shape
     cx, cy, r = x * s, y * s, max(1.5, radius * s)
@@ -497,7 +551,7 @@ def _has_body(body: tuple[np.ndarray, float], x: float, y: float, radius: float)
     yy, xx = np.mgrid[y0:y1, x0:x1]
     inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= r * r
     vals = diff[y0:y1, x0:x1][inside]
-    return vals.size > 0 and float(np.median(vals)) > 18.0
+    return vals.size > 0 and np.count_nonzero(vals > 18) > share * vals.size
 
 
 def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) -> float:

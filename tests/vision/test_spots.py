@@ -50,3 +50,28 @@ def test_where_limits_the_search() -> None:
     assert len(spots_at(dark, True, 0.38 * A, 30.0)) == 1
     nowhere = np.zeros(g.shape, bool)
     assert spots_at(dark, True, 0.38 * A, 30.0, nowhere) == []
+
+
+def _faint_six(faint: int) -> np.ndarray:
+    """A BGR die with a six: one column of strong pips (grey 30 on 230) and one of faint ones."""
+    g = np.full((120, 120), 60, np.uint8)
+    cv2.rectangle(g, (60 - 29, 60 - 29), (60 + 29, 60 + 29), 230, -1)  # side 3.6 a, a = 16 px
+    for (u, v), pip in zip(SIX, [30, 30, 30, faint, faint, faint]):
+        cv2.circle(g, (int(round(60 + u * 16)), int(round(60 + v * 16))), 6, pip, -1, cv2.LINE_AA)
+    return cv2.cvtColor(cv2.GaussianBlur(g, (0, 0), 1.5), cv2.COLOR_GRAY2BGR)
+
+
+def test_a_faint_column_is_found_by_a_second_look_near_the_loose_pips(monkeypatch) -> None:
+    import vision.reader as reader
+
+    faint = _faint_six(130)
+    # the first look alone finds only some pips: no face
+    monkeypatch.setattr(reader, "T_SECOND", reader.T_SPOT)
+    monkeypatch.setattr(reader, "SECOND_ODD", 5)
+    assert reader.detect(faint, 16.0, True, kinds="dark").faces == ()
+    monkeypatch.undo()
+    # the second, lower and more tolerant around the loose pips, finds the rest: a six
+    assert [f.value for f in reader.detect(faint, 16.0, True, kinds="dark").faces] == [6]
+    # a clear six reads the same; a blank where the faint column was leaves the half six unread
+    assert [f.value for f in reader.detect(_faint_six(30), 16.0, True, kinds="dark").faces] == [6]
+    assert reader.detect(_faint_six(230), 16.0, True, kinds="dark").faces == ()
