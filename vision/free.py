@@ -3,30 +3,34 @@
 `free_dice(gray)` -> [(value, x, y)] in the photo's pixels. Used by `vision.reader.read`
 when there is no calibration (the real photos of ../shared/data/dice-photos).
 
-Round spots of either polarity come from three black-hat / top-hat pairs
-(`vision.pips.find_pips`): a wide kernel at full and at half size (big pips that
-touch merge at full size) and a narrow one (on a die not much larger than the wide
-kernel the whole die stands out and its pips drown). In the narrow pass a blob that is
-no round spot at half its peak (a small six's pips blurred into columns, light pips joined
-to the light rim round a recessed face) is cut again nearer its own peak, up to three
-times; a spot found so only counts in a face of three or more pips. They propose faces: every
-pair of like spots at a plausible distance is a face's diagonal, the like spots inside
-its circle and of about its spots' size are the face's pips, and the set must fit a canonical 1-6 layout
-(`fit_layout`; a four or five must be square, so half a six is no four). Each
-proposal is then checked on the grey picture itself, not on the hat response:
-between the pips the die must be one even tone, the pips the only marks on it,
-all about as dark (or light) as each other, and the region must lie inside the
-picture. On a face of three or more pips, marks that reach the checked region's
-outline are let pass (the light rim round a recessed face with light pips), but then
-every free place of the 3x3 pip grid must be plain (a missed pip may reach the outline
-too). A lone pip must sit in the middle of a plain disc as wide as the photo's
-other dice, so the corner pip of a two whose other pip was missed, a speck on the
-table or one mark of a symbol die is not read as a one. Faces are taken most pips
-first; a die that a second reading fits as well is not read at all (two readings closer than
-their half widths, the second's counted 1.15 times, a one's half width being at least 1.75
-corner offsets of the photo's other dice, are one die read twice), a face of one
-to four pips with a spare like pip close by (part of a bigger face?) is dropped,
-and dice in one photo have about one size.
+Round spots of either polarity come from three black-hat / top-hat pairs, found as
+`vision.pips.find_pips` finds them (`_find_spots`): a wide kernel at full and at half
+size (big pips that touch merge at full size) and a narrow one (on a die not much larger
+than the wide kernel the whole die stands out and its pips drown). In the narrow pass a
+blob that is no round spot at half its peak (a small six's pips blurred into columns,
+light pips joined to the light rim round a recessed face) is cut again nearer its own
+peak, up to three times; a spot found so is never a one and only counts in a face of
+three or more pips.
+
+The spots propose faces: every pair of like spots at a plausible distance is a face's
+diagonal, the like spots inside its circle and of about its spots' size are the face's
+pips, and the set must fit a canonical 1-6 layout (`fit_layout`; a four or five must be
+square, so half a six is no four). Each proposal is then checked on the grey picture
+itself, not on the hat response: between the pips the die must be one even tone, the
+pips the only marks on it, all about as dark (or light) as each other, and the region
+must lie inside the picture. On a face of three or more pips, marks that reach the
+checked region's outline are let pass (the light rim round a recessed face with light
+pips), but then every free place of the 3x3 pip grid must be plain (a missed pip may
+reach the outline too). A lone pip must sit in the middle of a plain disc as wide as
+the photo's other dice, so the corner pip of a two whose other pip was missed, a speck
+on the table or one mark of a symbol die is not read as a one.
+
+Faces are taken most pips first. Two readings closer than their half widths (the
+second's counted 1.15 times; a one is at least as wide as the photo's other dice) are
+one die read twice: neither is read. A face of one to four pips with a spare like pip
+close by (part of a bigger face?) is dropped, and dice in one photo have about one size.
+Nothing checks for a die's body round a face: a round light or dark spot on a plain
+table can still be read as a one.
 """
 
 from __future__ import annotations

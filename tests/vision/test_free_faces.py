@@ -110,3 +110,28 @@ def test_face_cut_by_the_edge_is_left_unread() -> None:
     img = _canvas()
     _die(img, 20, 320, 5)
     assert free_dice(_photo(img)) == []
+
+
+@pytest.mark.parametrize("value", [3, 6])
+def test_light_pips_in_a_recessed_face(value: int) -> None:
+    """A light die with a darker round recess holding light pips is read (a drawn guard: the real
+    photos where the rim joins the pips are in test_photos)."""
+    img = _canvas()
+    _die(img, 320, 320, None, angle=0.3, size=200.0, body=235.0)
+    cv2.circle(img, (320, 320), 72, 150.0, -1, lineType=cv2.LINE_AA)
+    a = 200 * 0.19
+    c, s = math.cos(0.3), math.sin(0.3)
+    for u, v in LAYOUTS[value]:
+        cv2.circle(img, (round(320 + a * (c * u - s * v)), round(320 + a * (s * u + c * v))), 12, 235.0, -1,
+                   lineType=cv2.LINE_AA)
+    assert [v for v, _, _ in free_dice(_photo(img))] == [value]
+
+
+def test_small_dark_six_with_blurred_columns() -> None:
+    """Small dark dice with light, blurred pips are read (a drawn guard: the real photos where a six's
+    pips blur into columns are in test_photos)."""
+    img = _canvas(texture=4.0)
+    _die(img, 320, 320, 6, angle=0.2, size=70.0, pip_r=6.0, body=60.0, pip=170.0)
+    _die(img, 160, 170, 4, angle=0.5, size=70.0, pip_r=6.0, body=60.0, pip=170.0)
+    img = cv2.GaussianBlur(img, (0, 0), 1.5)
+    assert sorted(v for v, _, _ in free_dice(_photo(img))) == [4, 6]
