@@ -13,7 +13,8 @@ hexagonal trays, in two steps:
    or a lower threshold finds one a quarter smaller (the flood ran over a faint
    wall foot, e.g. grey felt against a grey wall, onto the rim), lower
    thresholds are taken.
-2. Refinement (at up to 640 px wide): every 2 px along the rough outline a
+2. Refinement (at up to 640 px wide, run twice, the second time from the first
+   one's outline): every 2 px along the rough outline a
    profile is taken along its outward normal (about 12% of the floor's size in,
    10% out), the colour step strength along it is smoothed along the outline, and
    the point moves to the first step that stands out from the felt's own noise
@@ -58,7 +59,10 @@ def _edges(bgr: np.ndarray) -> np.ndarray:
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     """The tray floor polygon (image pixels) from a frame of the empty tray."""
     rough = _rough_cascade(empty_bgr, work_width, grow_px)
-    return _refine(empty_bgr, rough)
+    out = rough
+    for _ in range(PASSES):
+        out = _refine(empty_bgr, out)
+    return out
 
 
 def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly:
@@ -145,6 +149,7 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6,
 
 
 # refinement (chosen on rendered empty trays from seeds 5,000,000-5,000,399; lengths in outline samples, 2 px apart)
+PASSES = 2  # refinement passes (the second starts from the first's outline: better normals, deeper corners)
 LEAK_KS = (1.0, 0.6, 0.4)  # rough outline's edge threshold factors, tried in turn
 LEAK_RATIO = 0.75  # a lower threshold's floor this much smaller: the higher one leaked
 TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third
@@ -215,20 +220,19 @@ def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
     S = _csmooth(S, TANG)
     inner = S[:, 2 * d: len(t) // 3]
     T = max(TK * float(np.percentile(inner, 95)), 0.05)
-    off = np.full(len(pts), np.nan)
-    for i in range(len(pts)):
-        row = S[i]
-        lim = max(T, REL * float(row[d:-d].max()))
-        above = np.nonzero(row[d:-d] > lim)[0]
-        if above.size == 0:
-            continue
-        k = d + int(above[0])
-        while k + 1 < len(row) - d and row[k + 1] >= row[k]:
-            k += 1
-        a_, b_, c_ = row[k - 1], row[k], row[k + 1]
-        den = a_ - 2 * b_ + c_
-        o = 0.5 * (a_ - c_) / den if den < 0 else 0.0
-        off[i] = t[k] + 0.5 * float(np.clip(o, -1, 1))
+    core = S[:, d:-d]
+    lim = np.maximum(T, REL * core.max(1))
+    above = core > lim[:, None]
+    k0 = above.argmax(1)
+    # climb from the first crossing to its peak (the first place the strength falls)
+    cand = (core[:, 1:] < core[:, :-1]) & (np.arange(core.shape[1] - 1)[None, :] >= k0[:, None])
+    k = d + np.where(cand.any(1), cand.argmax(1), core.shape[1] - 1)
+    rows = np.arange(len(S))
+    a_, b_, c_ = S[rows, k - 1], S[rows, k], S[rows, k + 1]
+    den = a_ - 2 * b_ + c_
+    with np.errstate(divide="ignore", invalid="ignore"):
+        o = np.where(den < 0, 0.5 * (a_ - c_) / den, 0.0)
+    off = np.where(above.any(1), t[k] + 0.5 * np.clip(o, -1, 1), np.nan)
     ok = np.isfinite(off)
     if ok.sum() < len(pts) // 2:
         return rough
