@@ -23,7 +23,8 @@ checked region's outline are let pass (the light rim round a recessed face with 
 pips), but then every free place of the 3x3 pip grid must be plain (a missed pip may
 reach the outline too). A lone pip must sit in the middle of a plain disc as wide as
 the photo's other dice, so the corner pip of a two whose other pip was missed, a speck
-on the table or one mark of a symbol die is not read as a one.
+on the table or one mark of a symbol die is not read as a one, and its spot must have an
+edge (glare on a table fades out slowly).
 
 Faces are taken most pips first. Two readings closer than their half widths (the
 second's counted 1.15 times; a one is at least as wide as the photo's other dice) are
@@ -57,6 +58,7 @@ SPOT_Z = 0.5  # a face pixel this far (as a share of the pip contrast) towards t
 MAX_MARKS = 0.02  # share of the checked face that may be marks (noise, blur round the pips)
 RIM_MIN_VALUE = 3  # a face of this many pips or more may have marks on its outline (a recessed face's rim)
 EMPTY_Z = 0.5  # ... when no free place of its 3x3 pip grid is this far towards the pip tone
+MAX_SOFT = 6.5  # a one's spot over a fifth of its contrast may be this many times its part over four fifths
 MAX_GLARE = 0.06  # share that may be much lighter (or darker) than the face the other way: glare, an edge
 RSPREAD = 1.9  # largest / smallest pip radius in one face (glare on some pips)
 CLASH = 1.15  # two faces closer than their half widths (the second's times this) are one die read twice
@@ -295,7 +297,7 @@ def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ..
     contrast = sign * (level - pip_level)
     if contrast <= 0:
         return dict(contrast=contrast, marks=1.0, glare=1.0, even=0.0, level=level, pip=pip_level, inner=1.0,
-                    value=fit.value, empty=1.0)
+                    value=fit.value, empty=1.0, soft=99.0)
     z = sign * (level - vals) / contrast
     zc = [sign * (level - c) / contrast for c in cores]
     marks = float(np.mean(z > SPOT_Z))
@@ -319,7 +321,21 @@ def features(gray: np.ndarray, fit: Fit, pips: list[Pip], members: tuple[int, ..
             core = patch[max(0, yy - rr):yy + rr + 1, max(0, xx - rr):xx + rr + 1]
             if core.size:
                 empty = max(empty, sign * (level - float(np.median(core))) / contrast)
-    return dict(contrast=contrast, marks=marks, glare=float(np.mean(z < -SPOT_Z)),
+    soft = 0.0
+    if fit.value == 1:  # how far the spot fades out: glare on a table fades slowly, a pip has an edge
+        p = pips[members[0]]
+        R = int(math.ceil(3 * p.r))
+        x, y = int(round(p.x)), int(round(p.y))
+        w = gray[max(0, y - R):y + R + 1, max(0, x - R):x + R + 1].astype(np.float32)
+        yy, xx = np.mgrid[max(0, y - R) - y:min(gray.shape[0], y + R + 1) - y, max(0, x - R) - x:min(gray.shape[1], x + R + 1) - x]
+        d = np.hypot(xx, yy)
+        ring = w[(d > 2.2 * p.r) & (d <= 3 * p.r)]
+        core = w[d <= 0.5 * p.r]
+        if ring.size and core.size:
+            lv, cv = float(np.median(ring)), float(np.median(core))
+            zz = sign * (lv - w) / max(1.0, sign * (lv - cv))
+            soft = np.count_nonzero((zz > 0.2) & (d <= 3 * p.r)) / max(1, np.count_nonzero((zz > 0.8) & (d <= 3 * p.r)))
+    return dict(contrast=contrast, marks=marks, glare=float(np.mean(z < -SPOT_Z)), soft=float(soft),
                 even=min(zc) / max(zc), level=level, pip=pip_level, inner=inner, value=fit.value, empty=empty)
 
 
@@ -329,6 +345,8 @@ def r_mean(pips: list[Pip], members: tuple[int, ...]) -> float:
 
 def _good(f: dict | None) -> bool:
     if f is None:
+        return False
+    if f["soft"] > MAX_SOFT:
         return False
     rim = f["value"] >= RIM_MIN_VALUE
     if rim and f["empty"] > EMPTY_Z:
