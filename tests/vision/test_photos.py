@@ -47,8 +47,8 @@ def test_photo_subset_precision_recall() -> None:
     tp, fp, n = _score(_rows(12, 5))  # 46 photos
     precision, recall = tp / max(1, tp + fp), tp / n
     assert n > 100
-    assert precision >= 0.98, f"precision {precision:.3f} ({tp} right, {fp} wrong)"  # reaches 0.985
-    assert recall >= 0.92, f"recall {recall:.3f} ({tp} of {n})"  # reaches 0.928
+    assert precision >= 0.985, f"precision {precision:.3f} ({tp} right, {fp} wrong)"  # reaches 0.992
+    assert recall >= 0.93, f"recall {recall:.3f} ({tp} of {n})"  # reaches 0.935
 
 
 def test_centres_are_in_image_pixels() -> None:
@@ -65,4 +65,4 @@ def test_centres_are_in_image_pixels() -> None:
 def test_all_photos_precision_recall() -> None:
     tp, fp, n = _score(_rows(1))
     assert tp / max(1, tp + fp) >= 0.988, f"precision {tp / max(1, tp + fp):.3f}"  # reaches 0.990
-    assert tp / n >= 0.895, f"recall {tp / n:.3f}"  # reaches 0.898
+    assert tp / n >= 0.898, f"recall {tp / n:.3f}"  # reaches 0.902
