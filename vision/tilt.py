@@ -16,9 +16,11 @@ coarse contrast-normalised thumbnail, full-resolution grey profiles through the 
 across: where the top face ends, how wide a side face shows), and the geometry (distance from the
 nadir in die sides, the angle left to it, whether the yaw came from the pips). Without a yaw (a
 one) the patch's own 4-fold gradient orientation gives it. An average of three one-hidden-layer
-networks (numpy, weights in tilt_model.npz next to this file, ~350 KB) turns them into a
-probability. Trained on vision.synthetic renders by `python -m vision.train_tilt`, which also
-measures it on held-out renders (`--evaluate`).
+networks of 64 tanh units (numpy, weights in tilt_model.npz next to this file, the first layer's
+as float16, ~360 KB) turns them into a probability. Trained on vision.synthetic renders (with
+extra ones of the hardest kind: a die leaning towards the nadir, whose sliver of side face there
+disappears) by `python -m vision.train_tilt`, which also measures it on held-out renders
+(`--evaluate`).
 
 The angle convention is the reader's (vision.pips.Fit.angle): image coordinates, x right, y down,
 radians, the direction of one of the face's edges (only its value modulo 90 degrees matters).
@@ -45,7 +47,7 @@ STRIP = 8  # half width of the profiles' strip
 
 #: the operating point: a die is cocked when its score is >= THRESHOLD. Chosen by train_tilt on
 #: validation renders (at most 1 flat die in 2000 over it); stored with the model too.
-THRESHOLD = 0.543385
+THRESHOLD = 0.687422
 
 _model: dict | None = None
 
@@ -59,7 +61,7 @@ def _load() -> dict:
 
 def load_model(path: str | Path) -> dict:
     with np.load(str(path)) as z:
-        m = {k: z[k] for k in z.files}
+        m = {k: (z[k].astype(np.float32) if z[k].dtype == np.float16 else z[k]) for k in z.files}  # W1 is kept as float16
     if int(m.get("version", -1)) != FEATURE_VERSION:
         raise ValueError(f"{path}: tilt model for feature version {m.get('version')}, this code has {FEATURE_VERSION}")
     return m

@@ -1,24 +1,32 @@
 """Train vision.tilt's flat-or-cocked model on rendered scenes (vision.synthetic).
 
     python -m vision.train_tilt --render-only                # fill the render cache (optional)
-    python -m vision.train_tilt --out vision/tilt_model.npz  # train: 3200 mixed + 3000 all-cocked
-                                                             # scenes (~20 min of renders, ~15 of training)
+    python -m vision.train_tilt --out vision/tilt_model.npz  # train: 3200 mixed + 3000 all-cocked + ~1240
+                                                             # hard all-cocked scenes, 1200 more for validation
+                                                             # (~35 min of renders, ~30 of training on a busy
+                                                             # 2-core machine)
     python -m vision.train_tilt --evaluate --scenes 700      # held-out figures of the committed model
 
 Scenes come from seeds >= 1_000_000 only (the vision bench uses 1000-2999):
-- TRAIN_SEED + i and COCKED_SEED + i: training (the last VAL_SHARE of the TRAIN_SEED scenes
-  pick the threshold, never fitted on);
+- TRAIN_SEED + i, COCKED_SEED + i and the hard ones among HARD_SEED + i (i < --hard-scenes):
+  training, except the last VAL_SHARE of the TRAIN_SEED scenes, which with VAL_SEED + i
+  (i < --val-scenes) pick the threshold and are never fitted on;
 - HELDOUT_SEED + i: held-out renders, used only by --evaluate;
 - tests/vision/test_tilt.py uses TEST_SEED + i.
 Scene i has size SIZES[i % 2], DICE[(i // 2) % 3] dice, and is "cocked" with probability
-COCKED_SHARE (else "clean"); COCKED_SEED + i are extra training scenes, all "cocked". Every die
+COCKED_SHARE (else "clean"); COCKED_SEED + i and HARD_SEED + i are all "cocked", and of the
+HARD_SEED candidates only those with a cocked die of the kinds the model found hardest are kept
+(`is_hard`: leaning within 70 degrees of the direction to the camera's nadir, where the sliver of
+side face a flat die shows there disappears, or leaning less than 20 degrees); those dice, in
+every training scene, also weigh --hard-weight (3) times as much in the loss. Every die
 whose truth status is "ok" (flat) or "cocked" is a sample; its centre is the truth top-face centre
 jittered by 4% of the die (the reader's error), its angle the top face's projected edge direction
 plus 2 degrees of noise (None for a one, as the reader gives, and for 15% of the others), its
 die_px off by 2%; each training patch is also used mirrored. The printed threshold goes into
 tilt.THRESHOLD (it is stored in the model too; a test checks they agree).
 
-Renders are cached under /tmp/yatzycam-tilt/ (frame PNG + meta JSON per seed).
+Renders are cached under /tmp/yatzycam-tilt/ (frame PNG + meta JSON per seed; an empty
+SEED.easy marks a HARD_SEED candidate that is not hard).
 """
 
 from __future__ import annotations
@@ -40,6 +48,9 @@ from vision import tilt as T
 CACHE = Path(os.environ.get("YATZYCAM_TILT_CACHE", "/tmp/yatzycam-tilt"))
 TRAIN_SEED = 1_000_000
 COCKED_SEED = 1_500_000  # extra training scenes, all "cocked" (cocked dice are 1-2 of 5-8 in a scene)
+HARD_SEED = 1_700_000  # candidate all-cocked scenes; only the hard kinds are kept (see is_hard)
+HARD_CANDIDATES = 4000
+VAL_SEED = 1_900_000  # extra validation scenes (mixed, like TRAIN_SEED's): they only pick the threshold
 HELDOUT_SEED = 2_000_000
 TEST_SEED = 3_000_000
 SIZES = ((1280, 960), (640, 480))
@@ -51,9 +62,39 @@ VAL_SHARE = 0.2
 # --------------------------------------------------------------------------- scenes
 def make_scene(seed: int, i: int) -> S.Scene:
     rng = np.random.default_rng(seed)
-    share = 1.0 if COCKED_SEED <= seed < HELDOUT_SEED else COCKED_SHARE
+    share = 1.0 if COCKED_SEED <= seed < VAL_SEED else COCKED_SHARE
     cond = "cocked" if rng.random() < share else "clean"
     return S.random_scene(rng, DICE[(i // 2) % 3], SIZES[i % 2], cond)
+
+
+def lean_to_nadir(d: S.DieSpec, nadir) -> float:
+    """The angle (degrees, -180..180) between where a die leans and the direction to the nadir."""
+    phi = math.degrees(math.atan2(nadir[1] - d.center[1], nadir[0] - d.center[0]))
+    return (d.tilt_dir_deg - phi + 180.0) % 360.0 - 180.0
+
+
+def is_hard(scene: S.Scene) -> bool:
+    """A scene with a cocked die of the kinds the model misses most: leaning (within 70 degrees)
+    towards the nadir, where the sliver of side face a flat die shows disappears instead of
+    another one showing, or leaning only a little (< 20 degrees)."""
+    return any(d.tilt_deg > S.COCKED_DEG and (abs(lean_to_nadir(d, scene.center)) < 70.0 or d.tilt_deg < 20.0)
+               for d in scene.dice)
+
+
+def hard_seeds(n: int) -> list[tuple[int, int]]:
+    """The hard scenes among candidates HARD_SEED + i, i < n (decided once, remembered in CACHE)."""
+    out = []
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        seed = HARD_SEED + i
+        if (CACHE / f"{seed}.json").exists():
+            out.append((seed, i))
+        elif not (CACHE / f"{seed}.easy").exists():
+            if is_hard(make_scene(seed, i)):
+                out.append((seed, i))
+            else:
+                (CACHE / f"{seed}.easy").touch()
+    return out
 
 
 def face_px(scene: S.Scene) -> float:
@@ -121,8 +162,11 @@ def samples(seeds_i, rng: np.random.Generator, jitters: int = 1, jitter: float =
                     a = None
                 angs.append(a)
                 labs.append(1 if d["status"] == "cocked" else 0)
+                nx, ny = meta["nadir"]
+                rel = (d["tilt_dir"] - math.degrees(math.atan2(ny - c[1], nx - c[0])) + 180.0) % 360.0 - 180.0
                 inf.append({"seed": seed, "size": meta["size"][0], "tilt": d["tilt"], "face": d["face"],
-                            "style": d["style"], "where": d["where"], "center": c.tolist()})
+                            "style": d["style"], "where": d["where"], "center": c.tolist(),
+                            "hard": d["status"] == "cocked" and (abs(rel) < 70.0 or d["tilt"] < 20.0)})
         if not cs:
             continue
         p, g = T.patches(img, cs, die * (1.0 + scale_noise * float(rng.standard_normal())),
@@ -138,8 +182,9 @@ def samples(seeds_i, rng: np.random.Generator, jitters: int = 1, jitter: float =
 
 # --------------------------------------------------------------------------- model
 def train_mlp(X: np.ndarray, y: np.ndarray, hidden: int = 48, epochs: int = 60, lr: float = 2e-3,
-              l2: float = 1e-4, seed: int = 0, pos_weight: float = 1.0, log: bool = True) -> dict:
-    """A one-hidden-layer MLP (tanh) trained with Adam on the logistic loss; plain numpy."""
+              l2: float = 1e-4, seed: int = 0, pos_weight: float = 1.0, log: bool = True,
+              weights: np.ndarray | None = None) -> dict:
+    """A one-hidden-layer MLP (tanh) trained with Adam on the (weighted) logistic loss; plain numpy."""
     rng = np.random.default_rng(seed)
     mu = X.mean(axis=0)
     sd = X.std(axis=0) + 1e-6
@@ -152,6 +197,8 @@ def train_mlp(X: np.ndarray, y: np.ndarray, hidden: int = 48, epochs: int = 60, 
     m = {k: np.zeros_like(v) for k, v in params.items()}
     v = {k: np.zeros_like(v) for k, v in params.items()}
     w = np.where(y == 1, pos_weight, 1.0).astype(np.float32)
+    if weights is not None:
+        w *= weights.astype(np.float32)
     w /= w.mean()
     step = 0
     batch = 256
@@ -198,6 +245,11 @@ def report(p: np.ndarray, y: np.ndarray, info: list[dict], thr: float, title: st
               f"cocked missed {miss}/{nc} = {100 * miss / max(nc, 1):.2f}%")
 
 
+def describe(P: np.ndarray, G: np.ndarray, chunk: int = 8192) -> np.ndarray:
+    """tilt.describe in chunks (its temporaries take ~100 KB per patch)."""
+    return np.concatenate([T.describe(P[k:k + chunk], G[k:k + chunk]) for k in range(0, max(len(P), 1), chunk)])
+
+
 def seed_list(base: int, n: int) -> list[tuple[int, int]]:
     return [(base + i, i) for i in range(n)]
 
@@ -209,18 +261,25 @@ def main(argv=None) -> int:
                     help="mixed scenes (seeds TRAIN_SEED + i; the last VAL_SHARE pick the threshold), "
                          "or with --evaluate the held-out scenes")
     ap.add_argument("--cocked-scenes", type=int, default=3000, help="extra all-cocked training scenes (COCKED_SEED + i)")
+    ap.add_argument("--hard-scenes", type=int, default=HARD_CANDIDATES,
+                    help="candidate all-cocked scenes HARD_SEED + i whose hard ones (is_hard, ~30%%) are trained on too")
+    ap.add_argument("--val-scenes", type=int, default=1200,
+                    help="extra validation scenes VAL_SEED + i (with the last VAL_SHARE of --scenes: they pick the threshold)")
     ap.add_argument("--out", default=str(T.MODEL_PATH), help="model file (.npz)")
     ap.add_argument("--evaluate", action="store_true", help="measure the model at --out on held-out renders")
     ap.add_argument("--render-only", action="store_true", help="only fill the render cache (with --evaluate: held-out)")
     ap.add_argument("--jitters", type=int, default=3, help="jittered centres per training die")
-    ap.add_argument("--hidden", type=int, default=32)
+    ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--ensemble", type=int, default=3, help="networks averaged")
+    ap.add_argument("--hard-weight", type=float, default=3.0,
+                    help="loss weight of the cocked dice of the hard kinds (leaning towards the nadir or < 20 degrees)")
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if a.render_only:
         todo = seed_list(HELDOUT_SEED, a.scenes) if a.evaluate else \
-            seed_list(TRAIN_SEED, a.scenes) + seed_list(COCKED_SEED, a.cocked_scenes)
+            seed_list(TRAIN_SEED, a.scenes) + seed_list(COCKED_SEED, a.cocked_scenes) + hard_seeds(a.hard_scenes) + \
+            seed_list(VAL_SEED, a.val_scenes)
         t0 = time.time()
         for n, (seed, i) in enumerate(todo):
             cached(seed, i)
@@ -232,25 +291,29 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(1)
     seeds = seed_list(TRAIN_SEED, a.scenes)
     n_val = int(round(VAL_SHARE * len(seeds)))
-    tr, va = seeds[:-n_val] + seed_list(COCKED_SEED, a.cocked_scenes), seeds[-n_val:]
+    tr = seeds[:-n_val] + seed_list(COCKED_SEED, a.cocked_scenes) + hard_seeds(a.hard_scenes)
+    va = seeds[-n_val:] + seed_list(VAL_SEED, a.val_scenes)
     print(f"training scenes {len(tr)}, validation scenes {len(va)}", file=sys.stderr)
-    Pt, Gt, yt, _ = samples(tr, rng, jitters=a.jitters, no_angle=0.15, scale_noise=0.02)
+    Pt, Gt, yt, it = samples(tr, rng, jitters=a.jitters, no_angle=0.15, scale_noise=0.02)
+    wt = np.where([d["hard"] for d in it], a.hard_weight, 1.0)
+    wt = np.concatenate([wt, wt])
     Pm, Gm = T.mirror(Pt, Gt)
-    Xt = np.concatenate([T.describe(Pt, Gt), T.describe(Pm, Gm)])
+    Xt = np.concatenate([describe(Pt, Gt), describe(Pm, Gm)])
     yt = np.concatenate([yt, yt])
     del Pt, Gt, Pm, Gm
     Pv, Gv, yv, iv = samples(va, rng, jitters=1)
-    Xv = T.describe(Pv, Gv)
+    Xv = describe(Pv, Gv)
     print(f"train {len(yt)} samples ({int(yt.sum())} cocked), val {len(yv)} ({int(yv.sum())} cocked)", file=sys.stderr)
-    nets = [train_mlp(Xt, yt, hidden=a.hidden, epochs=a.epochs, seed=k) for k in range(a.ensemble)]
+    nets = [train_mlp(Xt, yt, hidden=a.hidden, epochs=a.epochs, seed=k, weights=wt) for k in range(a.ensemble)]
     model = {"mu": nets[0]["mu"], "sd": nets[0]["sd"]}
     for k in ("W1", "b1", "W2", "b2"):
         model[k] = np.stack([n[k] for n in nets]).astype(np.float32)
+    model["W1"] = model["W1"].astype(np.float16).astype(np.float32)  # stored as float16 (half the file)
     pv = T.predict(model, Xv)
     thr = pick_threshold(pv, yv)
     model["threshold"] = np.float32(thr)
     model["version"] = np.int32(T.FEATURE_VERSION)
-    np.savez_compressed(a.out, **model)
+    np.savez_compressed(a.out, **{**model, "W1": model["W1"].astype(np.float16)})
     report(pv, yv, iv, thr, "validation")
     print(f"wrote {a.out} ({os.path.getsize(a.out) // 1024} KB); threshold {thr:.4f} (set tilt.THRESHOLD to it)")
     return 0

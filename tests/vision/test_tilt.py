@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -104,3 +105,26 @@ def test_threshold_is_the_models():
     assert abs(float(m["threshold"]) - tilt.THRESHOLD) < 1e-6
     assert 0.0 < tilt.THRESHOLD < 1.0
     assert tilt.MODEL_PATH.stat().st_size < 1_000_000
+
+
+def test_model_loads_as_float32():
+    """The first layer is stored as float16 (half the file); it is used as float32."""
+    m = tilt.load_model(tilt.MODEL_PATH)
+    assert all(np.asarray(m[k]).dtype == np.float32 for k in ("W1", "b1", "W2", "mu", "sd"))
+
+
+def test_hard_scenes_are_the_ones_leaning_towards_the_nadir():
+    """train_tilt's extra hard training scenes: a cocked die leaning towards the nadir or only a little."""
+    from vision import train_tilt as tt
+
+    sc = S.random_scene(np.random.default_rng(SEED + 200), 5, (640, 480), "clean")
+    nx, ny = sc.center
+    flat = S.DieSpec(3, (nx + 200.0, ny), 0.0, 30.0)
+    towards = S.DieSpec(3, (nx + 200.0, ny), 0.0, 30.0, tilt_deg=30.0, tilt_dir_deg=170.0)
+    away = S.DieSpec(3, (nx + 200.0, ny), 0.0, 30.0, tilt_deg=30.0, tilt_dir_deg=0.0)
+    slight = S.DieSpec(3, (nx + 200.0, ny), 0.0, 30.0, tilt_deg=17.0, tilt_dir_deg=0.0)
+    assert abs(tt.lean_to_nadir(towards, sc.center) + 10.0) < 1e-6
+    assert abs(abs(tt.lean_to_nadir(away, sc.center)) - 180.0) < 1e-6
+    with_dice = lambda *ds: dataclasses.replace(sc, dice=tuple(ds))  # noqa: E731
+    assert tt.is_hard(with_dice(flat, towards)) and tt.is_hard(with_dice(slight))
+    assert not tt.is_hard(with_dice(flat, away)) and not tt.is_hard(with_dice(flat))
