@@ -55,6 +55,15 @@ def darkest(bgr: np.ndarray) -> np.ndarray:
     return cv2.min(cv2.min(b, g), r)
 
 
+def whiteness(bgr: np.ndarray) -> np.ndarray:
+    """How white each pixel is: its darkest channel less half its chroma (max - min channel), in
+    0..255. A white pip stays bright while a coloured face, even a light pink or sky-blue one under a
+    bright lamp, drops well below it; on a black die it is the darkest channel."""
+    b, g, r = cv2.split(bgr)
+    lo, hi = cv2.min(cv2.min(b, g), r), cv2.max(cv2.max(b, g), r)
+    return cv2.addWeighted(lo, 1.5, hi, -0.5, 0.0)
+
+
 def brightest(bgr: np.ndarray) -> np.ndarray:
     """The brightest channel of each pixel: bgr.max(axis=2), thirty times faster."""
     b, g, r = cv2.split(bgr)

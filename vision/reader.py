@@ -36,7 +36,7 @@ import numpy as np
 from vision import tray
 from vision.dice import Face, Limits, group
 from vision.tilt import THRESHOLD as TILT_THRESHOLD, cocked_scores
-from vision.pips import LAYOUTS, Pip, brightest, darkest, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
+from vision.pips import LAYOUTS, Pip, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
@@ -199,7 +199,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             if work.ndim == 2:
                 work = cv2.cvtColor(work, cv2.COLOR_GRAY2BGR)
             g = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-            mn = darkest(work) if want_light else None
+            mn = whiteness(work) if want_light else None
             d, l = spots_response(g if want_dark else None, mn, a)
             # for the plain-face check: how far each pixel stands out from the face around it
             kb = cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(1.1 * a), _odd(1.1 * a)))
@@ -413,7 +413,7 @@ def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: b
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
         return False
     patch = frame[y0:y1, x0:x1]
-    img = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if dark else darkest(patch)) if patch.ndim == 3 else patch
+    img = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if dark else whiteness(patch)) if patch.ndim == 3 else patch
     img = img.astype(np.float32)
     col = (patch if patch.ndim == 3 else patch[:, :, None]).astype(np.float32)
     cx, cy = x - x0, y - y0
@@ -449,7 +449,7 @@ def _holes_plain(frame: np.ndarray, f: Face, k: float) -> bool:
         return False  # a place off the frame: no verdict on it
     x0, y0 = int(xs.min()) - 1, int(ys.min()) - 1
     patch = frame[y0:int(ys.max()) + 2, x0:int(xs.max()) + 2]
-    img = patch if patch.ndim == 2 else (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if f.dark else darkest(patch))
+    img = patch if patch.ndim == 2 else (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if f.dark else whiteness(patch))
     xs, ys = xs - x0, ys - y0
     nine = np.stack([img[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
     tones = np.sort(nine, axis=0)[4].astype(np.float64)
