@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.profile import Calibration, CalibrationError, Poly
 from vision import tray
-from vision.reader import FrameError, _check_frame, body_map, detect, estimate_a, read, search_area
+from vision.reader import DIE_OVER_A, FrameError, Reading, _check_frame, body_map, detect, estimate_a, read, search_area
 
 
 def _frame(frame: np.ndarray, what: str) -> np.ndarray:
@@ -49,14 +49,17 @@ def calibrate(empty_frame: np.ndarray, reference_frame: np.ndarray | None = None
         gray = _frame(reference_frame, "reference frame")
         if gray.shape != (h, w):
             raise CalibrationError(f"reference frame is {gray.shape[1]}x{gray.shape[0]}, the empty frame {w}x{h}")
-        pip_a, pip_r, pip_dark, kinds = _measure(reference_frame, floor, n_dice, small)
+        pip_a, pip_r, pip_dark = _measure(reference_frame, floor, n_dice, small)
+        seen = _reference_read(reference_frame, n_dice, empty_png, pip_a, pip_r, pip_dark)
+        if seen is not None:
+            kinds = _pip_kinds(seen)
+            floor = _floor_with_reference(floor, keep_zone, seen, DIE_OVER_A * pip_a)
     return Calibration((w, h), floor, keep_zone, pip_a, pip_r, pip_dark, n_dice, empty_png, kinds)
 
 
 def _measure(frame: np.ndarray, floor: Poly, n_dice: int | None, empty_small: np.ndarray | None = None
-             ) -> tuple[float, float, bool, str]:
-    """Die size (corner-pip offset, pip radius), the pips' usual polarity and which kinds of pip the
-    set has ("dark" or "light" only when all `n_dice` dice were read and agree; else "both")."""
+             ) -> tuple[float, float, bool]:
+    """Die size (corner-pip offset, pip radius) and the pips' usual polarity from flat dice on the floor."""
     body = None if empty_small is None or frame.ndim != 3 else body_map(frame, empty_small)
     a_px = estimate_a(frame, body=body)
     if a_px is None:
@@ -75,23 +78,46 @@ def _measure(frame: np.ndarray, floor: Poly, n_dice: int | None, empty_small: np
     a = float(np.median([f.a for f in multi])) / k
     r = float(np.median([f.r for f in multi])) / k
     dark = sum(f.dark for f in faces) * 2 >= len(faces)
-    return a, r, bool(dark), _pip_kinds(frame, floor, n_dice, empty_small, a, r, dark)
+    return a, r, bool(dark)
 
 
-def _pip_kinds(frame: np.ndarray, floor: Poly, n_dice: int | None, empty_small: np.ndarray | None,
-               a: float, r: float, dark: bool) -> str:
-    """"dark" or "light" when the reader, looking for both, reads all `n_dice` dice of the reference
-    flat and with one kind of pip; else "both". A die it missed might be the one of the other kind."""
-    if n_dice is None or empty_small is None:
-        return "both"
-    ok, png = cv2.imencode(".png", empty_small)
-    probe = Calibration((frame.shape[1], frame.shape[0]), floor, None, a, r, dark, n_dice,
-                        png.tobytes() if ok else None, "both")
-    seen = read(frame, probe, n_dice)
+def _reference_read(frame: np.ndarray, n_dice: int | None, empty_png: bytes | None, a: float, r: float,
+                    dark: bool) -> Reading | None:
+    """The reader's reading of the reference throw at the measured size, looking for both kinds of
+    pip and with the whole frame as the floor (so dice the floor finder left out read too); None
+    unless it reads all `n_dice` dice flat."""
+    if n_dice is None or empty_png is None:
+        return None
+    h, w = frame.shape[:2]
+    whole = ((0.0, 0.0), (w - 1.0, 0.0), (w - 1.0, h - 1.0), (0.0, h - 1.0))
+    seen = read(frame, Calibration((w, h), whole, None, a, r, dark, n_dice, empty_png, "both"), n_dice)
+    return seen if seen.verdict == "ok" else None
+
+
+def _pip_kinds(seen: Reading) -> str:
+    """"dark" or "light" when all dice of the reference throw have that kind of pip; else "both"."""
     kinds = {d.dark for d in seen.dice}
-    if seen.verdict != "ok" or len(kinds) != 1 or None in kinds:
+    if len(kinds) != 1 or None in kinds:
         return "both"
     return "dark" if kinds.pop() else "light"
+
+
+def _floor_with_reference(floor: Poly, keep_zone: Poly | None, seen: Reading, die: float) -> Poly:
+    """The floor grown to take in every die of the reference throw (they lie flat on it): the floor
+    finder can stop short of a wall in deep shadow. A die in the keep zone, or far out (more than
+    three dice: on the table, not a floor the finder missed), is left out."""
+    extra = []
+    for d in seen.dice:
+        x, y = d.center
+        if keep_zone is not None and tray.inside(keep_zone, x, y):
+            continue
+        if -3.0 * die < tray.distance(floor, x, y) < 0.55 * die:
+            extra += [(x + sx * 0.55 * die, y + sy * 0.55 * die) for sx in (-1, 1) for sy in (-1, 1)]
+    if not extra:
+        return floor
+    pts = np.array(list(floor) + extra, np.float32)
+    hull = cv2.convexHull(pts).reshape(-1, 2)
+    return tuple((float(x), float(y)) for x, y in hull)
 
 
 def check_frame(frame: np.ndarray, cal: Calibration) -> str | None:

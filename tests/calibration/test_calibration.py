@@ -158,3 +158,26 @@ def test_pip_kinds_round_trip_and_older_files(tmp_path: Path, scenes: dict) -> N
     (tmp_path / "bad.json").write_text(json.dumps(d))
     with pytest.raises(CalibrationError, match="damaged calibration \\(pip_kinds\\)"):
         load(tmp_path / "bad.json")
+
+
+def test_the_reference_throw_grows_a_floor_found_too_small(monkeypatch) -> None:
+    """The reference dice lie flat on the floor: a floor the finder cut short (a wall in deep shadow)
+    is grown to take them in, and a reading of them is then no off-tray."""
+    import sys
+
+    empty, ref = _table("white", 11)
+    true_floor = calibrate(empty).floor
+    xs = [x for x, _ in true_floor]
+    cut = min(xs) + 0.6 * (max(xs) - min(xs))  # keep the left 60% of the floor (one die lies beyond)
+    short = tuple((min(x, cut), y) for x, y in true_floor)
+    mod = sys.modules["calibration.calibrate"]
+    monkeypatch.setattr(mod.tray, "find_floor", lambda frame, *a, **k: short)
+    without = calibrate(empty, auto_keep_zone=False)
+    assert without.floor == short
+    cal = calibrate(empty, ref, n_dice=5, auto_keep_zone=False)
+    from vision.reader import read
+
+    seen = read(ref, cal, 5)
+    assert seen.verdict == "ok", seen.reasons
+    assert all(tray.inside(cal.floor, *d.center) for d in seen.dice)
+    assert read(ref, without, 5).verdict == "reroll"  # the short floor puts some dice off the tray
