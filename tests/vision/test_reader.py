@@ -128,3 +128,36 @@ def test_clean_scenes_large_frames() -> None:
             assert r.values == t.values
             exact += 1
     assert exact >= 4  # 5 of 8 today; never wrong is the rule
+
+
+def _drawn_table(pips: list[tuple[float, float, int]], a: float = 16.0):
+    """(frame, calibration) of one white die (side 3.9 a) on grey felt, pips (u, v, grey) at
+    template places, calibrated for that die size and dark pips."""
+    import cv2
+
+    from calibration import Calibration
+
+    h, w = 240, 320
+    empty = np.full((h, w, 3), 70, np.uint8)
+    frame = empty.copy()
+    half = 1.95 * a
+    cv2.rectangle(frame, (int(160 - half), int(120 - half)), (int(160 + half), int(120 + half)), (228, 228, 228), -1)
+    for u, v, grey in pips:
+        cv2.circle(frame, (int(round(160 + u * a)), int(round(120 + v * a))), int(0.38 * a), (grey, grey, grey), -1,
+                   cv2.LINE_AA)
+    frame = cv2.GaussianBlur(frame, (0, 0), 1.0)
+    small = cv2.resize(empty, (320, 240), interpolation=cv2.INTER_AREA)
+    png = cv2.imencode(".png", small)[1].tobytes()
+    floor = ((10.0, 10.0), (310.0, 10.0), (310.0, 230.0), (10.0, 230.0))
+    return frame, Calibration((w, h), floor, None, a, 0.38 * a, True, 1, png, "dark")
+
+
+def test_a_drawn_two_reads_and_a_two_with_a_faded_pip_is_no_one() -> None:
+    frame, cal = _drawn_table([(-1, -1, 25), (1, 1, 25)])
+    assert read(frame, cal, 1).values == (2,)
+    frame, cal = _drawn_table([(-1, -1, 25), (1, 1, 140)])  # a paler pip is still a pip
+    assert read(frame, cal, 1).values == (2,)
+    # the second pip faded to a faint grey speck: the lone pip is a two's corner, not a one
+    frame, cal = _drawn_table([(-1, -1, 25), (1, 1, 200)])
+    r = read(frame, cal, 1)
+    assert r.verdict == "reroll" and 2 not in r.values
