@@ -43,7 +43,7 @@ import cv2
 import numpy as np
 
 from vision.dice import Face
-from vision.pips import Fit, Pip, find_pips, fit_layout, hats, odd as _odd, scaled as _scaled, single
+from vision.pips import Fit, Pip, blob_patches, find_pips, fit_layout, hats, odd as _odd, scaled as _scaled, single
 
 MAX_ERR = 0.15  # pip residual / corner offset
 MIN_ANISO = 0.55  # smaller / larger axis of the fitted layout (a six's columns are closer than its rows)
@@ -123,18 +123,7 @@ def _find_spots(bh: np.ndarray, th: np.ndarray, min_r: float, max_r: float, t_lo
 
 def _split_blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: float,
                  min_round: float = 0.72, min_elong: float = 0.45, split: bool = True) -> list[Pip]:
-    small = resp[::4, ::4]
-    t_low = max(t_low, 4.0 * float(np.median(small)) + 2.0)
-    mask = cv2.threshold(resp, t_low, 1, cv2.THRESH_BINARY)[1]
-    if min_r >= 1.0:
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2)))
-    contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    if hier is None:
-        return []
     out: list[Pip] = []
-    H, W = resp.shape
-    span = 2.6 * max_r * 2
-    min_a = math.pi * min_r * min_r
 
     def measure(c: np.ndarray) -> tuple[float, bool]:
         a = cv2.contourArea(c)
@@ -179,23 +168,10 @@ def _split_blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r
                 peak = float(patch[own2].max())
                 cut(patch, own2, thr + SPLIT_STEP * (peak - thr), x0, y0, depth + 1)
 
-    for cont, h in zip(contours, hier[0]):
-        if h[3] >= 0:
-            continue
-        x0, y0, bw, bh_ = cv2.boundingRect(cont)
-        if max(bw, bh_) > (SPLIT_SPAN if split else 1.0) * span or bw * bh_ < min_a or min(bw, bh_) < 2 * min_r - 1:
-            continue
-        x1, y1 = min(W, x0 + bw + 1), min(H, y0 + bh_ + 1)
-        x0, y0 = max(0, x0 - 1), max(0, y0 - 1)
-        patch = resp[y0:y1, x0:x1]
-        lab_u8 = np.zeros(patch.shape, np.uint8)
-        cv2.drawContours(lab_u8, [cont], -1, 1, -1, offset=(-x0, -y0))
-        lab = (lab_u8 > 0) & (patch > t_low)
-        if not lab.any():
-            continue
-        peak = float(patch[lab].max())
+    for x0, y0, patch, lab, peak, t_low, wide in blob_patches(resp, t_low, min_r, max_r,
+                                                               SPLIT_SPAN if split else 1.0):
         # depth 0 is `find_pips` itself: a blob too wide for a pip is only looked into, never read
-        cut(patch, lab, max(t_low, 0.5 * peak), x0, y0, 0 if max(bw, bh_) <= span else 1)
+        cut(patch, lab, max(t_low, 0.5 * peak), x0, y0, 1 if wide else 0)
     return out
 
 

@@ -87,9 +87,12 @@ def hats(gray: np.ndarray, kernel: int) -> tuple[np.ndarray, np.ndarray]:
     return cv2.subtract(closed, gray), cv2.subtract(gray, opened)
 
 
-def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: float,
-           min_round: float, min_elong: float = 0.45) -> list[Pip]:
-    # the threshold rises above the surface's own texture (felt, wood grain, noise)
+def blob_patches(resp: np.ndarray, t_low: float, min_r: float, max_r: float, span_factor: float = 1.0):
+    """The blobs of a hat response that may hold pips: for each top-level blob over the threshold
+    (raised above the surface's own texture: felt, wood grain, noise) and not too wide (`span_factor`
+    times a pip cluster's span) or too small, yields (x0, y0, patch, lab, peak, t_low, wide): its
+    bounding patch of `resp` (1 px margin), its pixels there, their peak, the threshold used, and
+    whether it is wider than one pip cluster."""
     small = resp[::4, ::4]
     t_low = max(t_low, 4.0 * float(np.median(small)) + 2.0)
     mask = cv2.threshold(resp, t_low, 1, cv2.THRESH_BINARY)[1]
@@ -98,15 +101,15 @@ def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: floa
     # CCOMP: a spot inside a ring (a die's outline) is a top-level contour of its own
     contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hier is None:
-        return []
-    contours = [c for c, h in zip(contours, hier[0]) if h[3] < 0]
-    out: list[Pip] = []
+        return
     H, W = resp.shape
     span = 2.6 * max_r * 2
     min_a = math.pi * min_r * min_r
-    rects = [cv2.boundingRect(c) for c in contours]
-    for cont, (x0, y0, bw, bh) in zip(contours, rects):
-        if max(bw, bh) > span or bw * bh < min_a or min(bw, bh) < 2 * min_r - 1:
+    for cont, h in zip(contours, hier[0]):
+        if h[3] >= 0:
+            continue
+        x0, y0, bw, bh = cv2.boundingRect(cont)
+        if max(bw, bh) > span_factor * span or bw * bh < min_a or min(bw, bh) < 2 * min_r - 1:
             continue
         x1, y1 = min(W, x0 + bw + 1), min(H, y0 + bh + 1)
         x0, y0 = max(0, x0 - 1), max(0, y0 - 1)
@@ -116,7 +119,13 @@ def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: floa
         lab = (lab_u8 > 0) & (patch > t_low)
         if not lab.any():
             continue
-        peak = float(patch[lab].max())
+        yield x0, y0, patch, lab, float(patch[lab].max()), t_low, max(bw, bh) > span
+
+
+def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: float,
+           min_round: float, min_elong: float = 0.45) -> list[Pip]:
+    out: list[Pip] = []
+    for x0, y0, patch, lab, peak, t_low, _ in blob_patches(resp, t_low, min_r, max_r):
         sub = ((patch > max(t_low, 0.5 * peak)) & lab).astype(np.uint8)
         cs, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         for c in cs:
