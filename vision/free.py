@@ -43,7 +43,7 @@ import cv2
 import numpy as np
 
 from vision.dice import Face
-from vision.pips import Fit, Pip, blob_patches, find_pips, fit_layout, hats, odd as _odd, scaled as _scaled, single
+from vision.pips import Fit, Pip, blob_patches, contour_shape, find_pips, fit_layout, hats, odd as _odd, scaled as _scaled, single
 
 MAX_ERR = 0.15  # pip residual / corner offset
 MIN_ANISO = 0.55  # smaller / larger axis of the fitted layout (a six's columns are closer than its rows)
@@ -132,14 +132,8 @@ def _split_blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r
             return r, False
         if r > max_r:
             return r, False
-        hull = cv2.convexHull(c)
-        ha = cv2.contourArea(hull)
-        hp = cv2.arcLength(hull, True)
-        solidity = a / ha if ha > 0 else 0.0
-        circ = 4 * math.pi * ha / (hp * hp) if hp > 0 else 0.0
-        (_, _), (ma, mi), _ = cv2.fitEllipse(c)
-        elong = min(ma, mi) / max(ma, mi, 1e-6)
-        return r, min(1.0, circ) * solidity >= min_round and elong >= min_elong
+        rnd, elong = contour_shape(c, a)
+        return r, rnd >= min_round and elong >= min_elong
 
     def cut(patch: np.ndarray, own: np.ndarray, thr: float, x0: int, y0: int, depth: int) -> None:
         sub = ((patch > thr) & own).astype(np.uint8)
@@ -154,13 +148,9 @@ def _split_blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r
                     continue
                 cm = np.zeros(patch.shape, np.uint8)
                 cv2.drawContours(cm, [c], -1, 1, -1)
-                (_, _), (ma, mi), _ = cv2.fitEllipse(c)
-                a = cv2.contourArea(c)
-                hull = cv2.convexHull(c)
-                ha, hp = cv2.contourArea(hull), cv2.arcLength(hull, True)
-                rnd = min(1.0, 4 * math.pi * ha / (hp * hp)) * (a / ha)
+                rnd, elong = contour_shape(c, cv2.contourArea(c))
                 out.append(Spot(x0 + m["m10"] / m["m00"], y0 + m["m01"] / m["m00"], r, dark,
-                                float(patch[(cm > 0) & own].max()), rnd, min(ma, mi) / max(ma, mi, 1e-6), depth > 0))
+                                float(patch[(cm > 0) & own].max()), rnd, elong, depth > 0))
             elif split and depth < SPLIT_DEPTH and r > SPLIT_MIN * min_r:
                 cm = np.zeros(patch.shape, np.uint8)
                 cv2.drawContours(cm, [c], -1, 1, -1)

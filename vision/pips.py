@@ -122,6 +122,19 @@ def blob_patches(resp: np.ndarray, t_low: float, min_r: float, max_r: float, spa
         yield x0, y0, patch, lab, float(patch[lab].max()), t_low, max(bw, bh) > span
 
 
+def contour_shape(c: np.ndarray, area: float) -> tuple[float, float]:
+    """(roundness, elongation) of a contour of five or more points with that area: roundness is the
+    hull's circularity times the solidity (1 for a disc), elongation the fitted ellipse's minor over
+    major axis (1 for a circle)."""
+    hull = cv2.convexHull(c)
+    ha = cv2.contourArea(hull)
+    hp = cv2.arcLength(hull, True)
+    solidity = area / ha if ha > 0 else 0.0
+    circ = 4 * math.pi * ha / (hp * hp) if hp > 0 else 0.0
+    (_, _), (ma, mi), _ = cv2.fitEllipse(c)
+    return min(1.0, circ) * solidity, min(ma, mi) / max(ma, mi, 1e-6)
+
+
 def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: float,
            min_round: float, min_elong: float = 0.45) -> list[Pip]:
     out: list[Pip] = []
@@ -133,14 +146,7 @@ def _blobs(resp: np.ndarray, dark: bool, t_low: float, min_r: float, max_r: floa
             r = math.sqrt(max(a, 1e-6) / math.pi)
             if r < min_r or r > max_r or len(c) < 5:
                 continue
-            hull = cv2.convexHull(c)
-            ha = cv2.contourArea(hull)
-            hp = cv2.arcLength(hull, True)
-            solidity = a / ha if ha > 0 else 0.0
-            circ = 4 * math.pi * ha / (hp * hp) if hp > 0 else 0.0
-            (cx, cy), (ma, mi), _ = cv2.fitEllipse(c)
-            elong = min(ma, mi) / max(ma, mi, 1e-6)
-            rnd = min(1.0, circ) * solidity
+            rnd, elong = contour_shape(c, a)
             if rnd < min_round or elong < min_elong:
                 continue
             m = cv2.moments(c)
