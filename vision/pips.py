@@ -298,15 +298,16 @@ def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
     return best
 
 
-def spots_response(gray: np.ndarray, darkest: np.ndarray | None, a: float) -> tuple[np.ndarray, np.ndarray | None]:
+def spots_response(gray: np.ndarray, white: np.ndarray | None, a: float) -> tuple[np.ndarray, np.ndarray | None]:
     """(dark-spot, light-spot) responses for pips of a known layout scale `a` (corner offset, px).
 
     Centre minus surround (a difference of Gaussians): a pip stands out from the face
     around it, while shading, a die's edge against its shadow or a broad highlight,
     being wider than a pip, hardly respond. Dark pips from the grey image, light pips
-    from the darkest channel (white pips on a coloured die); None for an image not given."""
+    from `white` (the whiteness image, or the darkest channel: white pips on a coloured die stand out
+    there); None for an image not given."""
     out: list[np.ndarray | None] = []
-    for img, sign in ((gray, -1.0), (darkest, 1.0)):
+    for img, sign in ((gray, -1.0), (white, 1.0)):
         if img is None:
             out.append(None)
             continue

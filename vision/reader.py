@@ -5,10 +5,11 @@
 1. With a calibration, the frame is compared with the empty tray and only what
    changed is searched, on a copy scaled so that a die's corner-pip offset is
    WORK_A pixels. Pips have the calibrated size: local maxima of a
-   centre-surround response (dark pips in the grey image, light pips in the
-   darkest channel, a wider one for a big one-pip), each on a plain face
-   (vision.pips.spots_at). Without one, black-hat / top-hat spots at the
-   photo's scale (vision.free).
+   centre-surround response (dark pips in the grey image, light pips in a
+   whiteness image, vision.pips.whiteness; a wider one for a big one-pip),
+   each on a plain face (vision.pips.spots_at), with a second, more tolerant
+   look around pips no face took. Without one, black-hat / top-hat spots at
+   the photo's scale (vision.free).
 2. Pips are grouped into faces that must fit a 1-6 layout, hold no stray pip
    and show a plain face between the pips (vision.dice); a face's empty layout
    places must show the face's tone, a one must sit in a plain face.
@@ -177,7 +178,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
 
     The frame is scaled so that offset is WORK_A px. With `known` (a calibrated
     die size) pips are spots of that size, centre against surround, dark ones in
-    the grey image and light ones in the darkest channel (white pips on a
+    the grey image and light ones in the whiteness image (white pips on a
     coloured die), each on a plain face; `rois` (frame pixels x0, y0, x1, y1)
     limits the search to where dice can be, and `changed` (a small bool map of
     where the frame differs from the empty tray) to the pixels of the dice; `kinds` ("dark", "light",
@@ -448,7 +449,7 @@ def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: b
     vals = img[ys, xs]
     med = float(np.median(vals))
     contrast = abs(float(img[int(round(cy)), int(round(cx))]) - med)
-    # in colour: a blue die on red felt can be one tone in the darkest channel
+    # in colour: a blue die on red felt can be one tone in the grey or whiteness image
     cols = col[ys, xs]
     dev = np.abs(cols - np.median(cols, axis=0)).max(axis=1)
     odd = np.count_nonzero(dev > 0.35 * contrast + 6)

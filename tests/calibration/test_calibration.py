@@ -144,6 +144,19 @@ def test_the_reference_throw_says_which_pips_the_set_has(style, kinds: str) -> N
     assert calibrate(empty, ref, n_dice=6).pip_kinds == "both"
 
 
+
+def test_calibrate_says_which_pips_it_will_look_for(tmp_path: Path, capsys) -> None:
+    empty, ref = _table("white", 11)
+    e, r = tmp_path / "empty.png", tmp_path / "ref.png"
+    cv2.imwrite(str(e), empty)
+    cv2.imwrite(str(r), ref)
+    assert main(["calibrate", "--empty", str(e), "--reference", str(r), "--dice", "5",
+                 "--out", str(tmp_path / "cal.json")]) == 0
+    assert "dark pips only" in capsys.readouterr().out
+    assert main(["calibrate", "--empty", str(e), "--out", str(tmp_path / "cal2.json")]) == 0
+    assert "pips only" not in capsys.readouterr().out
+
+
 def test_pip_kinds_round_trip_and_older_files(tmp_path: Path, scenes: dict) -> None:
     sc, empty = scenes["rect"]
     cal = calibrate(empty)
