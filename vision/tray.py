@@ -315,17 +315,42 @@ def _ray_radius(P: np.ndarray, c: np.ndarray, u: np.ndarray) -> np.ndarray:
     return t.max(axis=1)
 
 
+ZONE_INSET = 4.0  # working pixels between a keep zone's outline and the free region found inside it
+
+
 def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) -> Poly | None:
     """A marked zone beside the tray for set-aside dice: a plain, clearly outlined, roughly
-    rectangular region away from the tray and the frame's border. None when there is none."""
+    rectangular region away from the tray and the frame's border, at least a fifth of the floor's
+    width across. None when there is none. An outline fainter than the table's texture in places
+    (a pale zone on a pale table) is looked for again at lower edge thresholds."""
     h, w = empty_bgr.shape[:2]
     s = work_width / w
     small = cv2.resize(empty_bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
     mag = _edges(small)
     t = max(6.0 * float(np.median(mag)), float(np.percentile(mag, 60)) * 3.0, 0.15)
-    free = (mag < t).astype(np.uint8)
     tray_zone = cv2.dilate(mask(floor, (sw, sh), s), cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25)))
+    floor_side = min(cv2.minAreaRect(np.asarray(floor, np.float32) * s)[1])
+    for f in ZONE_EDGE_STEPS:
+        rect = _zone_rect(mag >= f * t, tray_zone, floor_side)
+        if rect is not None:
+            (cx, cy), (bw, bh), ang = rect
+            grow = 2 * ZONE_INSET  # the free region stops short of the outline by about this much each side
+            box = cv2.boxPoints(((cx, cy), (bw + grow, bh + grow), ang)) / s
+            return tuple((float(x), float(y)) for x, y in box)
+    return None
+
+
+ZONE_EDGE_STEPS = (1.0, 0.6, 0.4)  # edge thresholds tried in turn, as fractions of the first
+
+
+def _zone_rect(edges: np.ndarray, tray_zone: np.ndarray, floor_side: float):
+    """The biggest plain, nearly rectangular region the `edges` map encloses away from the tray
+    (cv2.minAreaRect of it, working pixels), or None."""
+    sh, sw = edges.shape
+    # the outline is a thin line: thicken what is found by a pixel each way so that a gap of a few
+    # pixels in it does not join the zone to the table
+    free = (cv2.dilate(edges.astype(np.uint8), np.ones((3, 3), np.uint8)) == 0).astype(np.uint8)
     free[tray_zone > 0] = 0
     n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
     best = None
@@ -342,12 +367,11 @@ def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) ->
         fill = area / max(1.0, rect[1][0] * rect[1][1])
         if fill < 0.85:
             continue
+        if min(rect[1]) < 0.2 * floor_side:
+            continue  # a strip (of the rim, between two of its edges) holds no set-aside dice
         if best is None or area > best[0]:
             best = (area, rect)
-    if best is None:
-        return None
-    box = cv2.boxPoints(best[1]) / s
-    return tuple((float(x), float(y)) for x, y in box)
+    return None if best is None else best[1]
 
 
 def inside(poly: Poly, x: float, y: float, margin: float = 0.0) -> bool:
