@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -54,6 +55,16 @@ class Grouping:
     leftover: tuple[int, ...]  # pips no valid face explains
 
 
+ALIKE = 4.0  # one face's pips: the strongest at most this many times the faintest (in contrast)
+
+
+def alike(c1: float, c2: float) -> bool:
+    """Two pips' contrasts could be one face's: neither is ALIKE times the other. A faint speck
+    (a felt fibre, a bevel's shading) beside a real pip is not its partner, and does not stop a
+    lone pip from being a one."""
+    return max(c1, c2) <= ALIKE * min(c1, c2)
+
+
 def _inside(fit: Fit, x: float, y: float, half: float) -> bool:
     u, v = fit.to_face(x, y)
     return abs(u) < half and abs(v) < half
@@ -61,6 +72,7 @@ def _inside(fit: Fit, x: float, y: float, half: float) -> bool:
 
 PLAIN_HALF = 1.35  # the plain check's square, in corner offsets from the centre (the face's edge is at
 # 1.8; a rounded or bevelled edge catches the light a little inside it)
+PLAIN_DISC = 1.65  # ... and within this many corner offsets of the centre (the square's corners reach 1.9)
 
 
 def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, contrast: float) -> bool:
@@ -79,8 +91,11 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     if fit.value == 1:
         cv2.circle(mask, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(1.3 * fit.a)), 1, -1)
-    else:
+    else:  # the square without its corners: a die's rounded corners catch the light there
         cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
+        disc = np.zeros_like(mask)
+        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(PLAIN_DISC * fit.a)), 1, -1)
+        mask &= disc
     for k in members:
         p = pips[k]
         cv2.circle(mask, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(p.r * 2.3 + 1)), 0, -1)
@@ -129,14 +144,17 @@ def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim
             return None
         fit = single(fit.cx, fit.cy, lim.a_hint if lim.a_hint else 2.2 * r)
     if fit.value == 1 and any(k != members[0] and pips[k].dark == p.dark and pips[k].r > 0.6 * r
-                              and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
+                              and alike(pips[k].contrast, p.contrast) and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
                               for k in range(len(pips))):
         return None  # a lone pip with others near it is a face whose other pips did not group
     # no other pip of that kind may sit on the face
-    if any(k not in members and pips[k].dark == p.dark and _inside(fit, pips[k].x, pips[k].y, 1.45)
-           for k in range(len(pips))):
+    if any(k not in members and pips[k].dark == p.dark and alike(pips[k].contrast, p.contrast)
+           and _inside(fit, pips[k].x, pips[k].y, 1.45) for k in range(len(pips))):
         return None
-    contrast = statistics.median(pips[k].contrast for k in members)
+    cs = [pips[k].contrast for k in members]
+    if not alike(min(cs), max(cs)):
+        return None  # one face's pips are about alike: not a pip paired with a faint speck
+    contrast = statistics.median(cs)
     if not _plain(resp, pips, members, fit, contrast):
         return None
     return Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, tuple(members), fit)
@@ -156,9 +174,10 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
         return out
     r = np.array([p.r for p in pips])
     dark = np.array([p.dark for p in pips])
+    c = np.array([p.contrast for p in pips])
     d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
     rmax, rmin = np.maximum(r[:, None], r[None, :]), np.minimum(r[:, None], r[None, :])
-    ok = (dark[:, None] == dark[None, :]) & (rmax < 1.6 * rmin)
+    ok = (dark[:, None] == dark[None, :]) & (rmax < 1.6 * rmin) & (np.maximum(c[:, None], c[None, :]) <= ALIKE * np.minimum(c[:, None], c[None, :]))
     if lim.a_hint:  # every layout's farthest pair is a diagonal, 2.83 a
         ok &= (d > 2.1 * lim.a_hint) & (d < 3.5 * lim.a_hint)
     else:
@@ -167,22 +186,29 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
     for i, j in zip(*np.nonzero(np.triu(ok, 1))):
         m = (xy[i] + xy[j]) / 2
         rad = d[i, j] / 2 * 1.12
-        inside = np.nonzero((np.hypot(xy[:, 0] - m[0], xy[:, 1] - m[1]) < rad) & (dark == dark[i]))[0]
+        lo, hi = max(c[i], c[j]) / ALIKE, min(c[i], c[j]) * ALIKE
+        inside = np.nonzero((np.hypot(xy[:, 0] - m[0], xy[:, 1] - m[1]) < rad) & (dark == dark[i]) & (c >= lo) & (c <= hi))[0]
         members = tuple(sorted(set(inside.tolist()) | {int(i), int(j)}))
         if len(members) > 6 or members in seen:
             continue
         seen.add(members)
         fit = fit_layout(xy[list(members)])
         if _valid(fit, pips, list(members), lim):
-            out.append((-len(members), fit.err, fit, members))
+            # with a known size, how far the face is from it counts too: two pips always fit a two
+            # exactly, and of two pairings that share a pip the one of the right size is the die's
+            dev = abs(fit.a / lim.a_hint - 1.0) if lim.a_hint else 0.0
+            out.append((-len(members), fit.err + dev, fit, members))
     for k in range(n):
         out.append((-1, 0.0, single(float(xy[k, 0]), float(xy[k, 1]), 1.0), (k,)))
     out.sort(key=lambda o: (o[0], o[1]))
     return out
 
 
-def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Limits = Limits()) -> Grouping:
-    """Partition the pips into verified faces: the largest, best-fitting layouts first."""
+def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Limits = Limits(),
+          accept: Callable[[Face], bool] | None = None) -> Grouping:
+    """Partition the pips into verified faces: the largest, best-fitting layouts first. `accept`: the
+    caller's own look at a face (is there a die under it?) before it is taken; a face it refuses
+    leaves its pips to the next candidate."""
     xy = np.array([[p.x, p.y] for p in pips]) if pips else np.zeros((0, 2))
     faces: list[Face] = []
     used: set[int] = set()
@@ -190,7 +216,7 @@ def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Lim
         if used.intersection(members):
             continue
         face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim)
-        if face is not None:
+        if face is not None and (accept is None or accept(face)):
             faces.append(face)
             used.update(members)
     leftover = tuple(k for k in range(len(pips)) if k not in used)
@@ -203,7 +229,8 @@ def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Lim
         # with a known size a pip of the same face lies within 1.42 a of its centre; farther ones
         # belong to a side face (perspective) or a neighbour
         reach = _one_reach(f.r, f.r, lim) if f.value == 1 else (1.6 if lim.a_hint else 2.3) * f.a
-        if any(pips[k].dark == f.dark and pips[k].r > 0.4 * f.r
+        fc = statistics.median(pips[j].contrast for j in f.pips)
+        if any(pips[k].dark == f.dark and pips[k].r > 0.4 * f.r and alike(pips[k].contrast, fc)
                and math.hypot(pips[k].x - f.cx, pips[k].y - f.cy) < reach for k in leftover):
             continue
         kept.append(f)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import cv2
 import numpy as np
@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
 WORK_A = 8.0  # corner-pip offset on the working copy, pixels (pips ~6 px wide)
 T_SPOT = 30.0  # least centre-surround response of a pip (grey levels x 1.5)
 DIE_OVER_A = 3.9  # die side / corner-pip offset
+BIG_PIP = 0.55  # a pip this many corner offsets in radius or more is a big one-pip (or no pip); others are ~0.4
 #: the tilt model's cut for faces where one threshold serves badly. Its scores for flat twos and
 #: fives sit far below the global THRESHOLD (on 1,100 flat twos and fives of our own renders, seeds
 #: 3,000,000 up, all but 6 twos under 0.025 and all fives under 0.08), while 11 of 93 cocked twos
@@ -173,7 +174,8 @@ class Detection:
 
 
 def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None,
-           changed: np.ndarray | None = None, kinds: str = "both") -> Detection:
+           changed: np.ndarray | None = None, kinds: str = "both",
+           accept: Callable[[Face, float], bool] | None = None) -> Detection:
     """Faces of dice whose corner-pip offset is about `a_px` frame pixels.
 
     The frame is scaled so that offset is WORK_A px. With `known` (a calibrated
@@ -183,7 +185,8 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     limits the search to where dice can be, and `changed` (a small bool map of
     where the frame differs from the empty tray) to the pixels of the dice; `kinds` ("dark", "light",
     "both": the calibration's pip_kinds) to the pips this set of dice has. Without `known`, black-hat and
-    top-hat spots, and the offset only sets the scale.
+    top-hat spots, and the offset only sets the scale. `accept(face, scale)`, with `known`: the
+    caller's look at each face grouping would take (see dice.group).
     """
     scale = float(np.clip(WORK_A / a_px, 0.2, 2.0))
     a = a_px * scale
@@ -248,7 +251,8 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     min_el, min_round = (0.5, 0.6) if known else (0.6, 0.72)
     pips = [p for p in spots if p.elong >= min_el and p.round >= min_round and p.r >= 0.12 * a]
     lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None)
-    g = group(pips, dark, light, lim)
+    ok = (lambda f: accept(f, scale)) if accept is not None and known else None
+    g = group(pips, dark, light, lim, ok)
     if known and g.leftover:
         # pips no face took: often a face whose other pips were faint (a six's far column in shade, a
         # five's corners against a glossy die's dark bevel). Look again around them, lower and more
@@ -258,7 +262,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             added = [p for p in more if p.elong >= min_el and p.round >= min_round and p.r >= 0.12 * a]
             if added:
                 pips = pips + added
-                g = group(pips, dark, light, lim)
+                g = group(pips, dark, light, lim, ok)
     faces = g.faces
     if not known:
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
@@ -333,7 +337,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     body = _body_map(frame, cal)
     rois, changed = search_area(body if a_px else None, a_px or 0.0)
     det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois, changed,
-                 cal.pip_kinds if a_px is not None else "both")
+                 cal.pip_kinds if a_px is not None else "both",
+                 accept=lambda f, k: _face_ok(f, k, frame, body, k * a_px))
     k = det.scale
     a = det.a if det.a else 7.0
     die = DIE_OVER_A * a / k  # top face side, frame pixels
@@ -342,26 +347,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     ref_c = float(np.median([p.contrast for p in face_pips])) if face_pips else 40.0
     loose = [det.pips[i] for i in det.leftover
              if det.pips[i].r >= 0.6 * ref_r and det.pips[i].contrast >= 0.5 * ref_c]
-    # a face must sit on a die; a one's pip in the middle of it
-    cands = []
-    for f in det.faces:
-        x, y = f.cx / k, f.cy / k
-        if body is not None and not _has_body(body, x, y, 1.1 * a / k) and not (
-                f.value >= 2 and _has_body(body, x, y, 2.0 * a / k, share=0.25)):
-            continue  # pips on bare felt (a pattern, a speck): no die there (a black die on black felt
-            # shows only by its bevels and shadow, around its top face)
-        if f.value == 1 and body is not None and _off_centre(body, x, y, a / k) > 0.45 * a / k:
-            continue  # a lone spot not in the middle of a die: a pip on a side face, a speck
-        cs = [det.pips[j].contrast for j in f.pips]
-        if min(cs) < 0.25 * max(cs):
-            continue  # one face's pips are about alike: not a pip paired with a faint speck
-        if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
-            continue  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
-        if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark):
-            continue  # a corner pip of a two (or five, six) whose other pips were missed: no one
-        if f.value >= 2 and not _holes_plain(frame, f, k):
-            continue  # a pip where the layout has none (a five read as a four): no face
-        cands.append(f)
+    # a face must sit on a die (with a known size, group() asked this of every face it took)
+    cands = list(det.faces) if a_px else [f for f in det.faces if _face_ok(f, k, frame, body, a)]
     # two faces closer than one die cannot both be top faces: the stronger stays (the other is a
     # side face's pips); a real die dropped here makes the count short, and the count asks again
     kept: list[Face] = []
@@ -381,13 +368,15 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             elif f.value == 1 and f.dark == g.dark and _round_pip(det, f) and _round_pip(det, g) and 0.75 < f.r / g.r < 1.33:
                 doubtful.add(i)  # two like round pips: maybe a two whose face check failed
     # a one with a like pip a two's diagonal away on the same die (one no face took): a two whose
-    # face check failed, or a one; no guess
+    # face check failed, or a one; no guess. Not for a big one-pip, nor a big spot (a shadow between
+    # dice answers the wide one-pip pass): a two's pips are a pip's size
     taken = {j for f in kept for j in f.pips}
     for i, f in enumerate(kept):
-        if f.value != 1:
+        if f.value != 1 or f.r >= BIG_PIP * a:
             continue
         for j, p in enumerate(det.pips):
-            if j in taken or p.dark != f.dark or not 0.6 < p.r / f.r < 1.6 or p.contrast < 0.4 * det.pips[f.pips[0]].contrast:
+            if (j in taken or p.dark != f.dark or not 0.6 < p.r / f.r < 1.6 or p.r >= BIG_PIP * a
+                    or p.contrast < 0.4 * det.pips[f.pips[0]].contrast):
                 continue
             if 2.3 * a < math.hypot(p.x - f.cx, p.y - f.cy) < 3.4 * a and (
                     body is None or _has_body(body, (p.x + f.cx) / 2 / k, (p.y + f.cy) / 2 / k, 0.6 * a / k)):
@@ -404,8 +393,11 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             status, why = "unreadable", "contradicted"
         elif _off_tray(cal, x, y, die, f.a / a if f.value >= 2 else None):
             status, why = "off_tray", "outside floor"
-        elif f.value >= 4 and f.fit.aniso < 0.93:
-            status, why = "cocked", "aniso"  # the top face is foreshortened: it is tilted
+        elif f.value in (4, 5) and f.fit.aniso < 0.93:
+            # the square top face is foreshortened: it is tilted. Not for a six, whose columns stand
+            # closer than its rows on some dice (flat sixes of our renders go down to 0.91, and the
+            # tilt model alone caught every cocked six this rule did: 32 of 39, seeds 3,000,000 up)
+            status, why = "cocked", "aniso"
         elif p_cocked >= TILT_BY_VALUE.get(f.value, TILT_THRESHOLD):
             status, why = "cocked", f"tilt {p_cocked:.2f}"
         dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why, f.dark))
@@ -424,6 +416,26 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         y = float(np.mean([q.y for q in c])) / k
         dice.append(DieReading(None, (x, y), "off_tray" if _off_tray(cal, x, y, die) else "unreadable", "loose pips"))
     return dice, ()
+
+
+def _face_ok(f: Face, k: float, frame: np.ndarray, body: tuple[np.ndarray, float] | None, a: float) -> bool:
+    """Is face `f` (working coordinates, working copy = frame * k; `a` the corner offset there) a die's
+    top face as seen? Every check is one that a group of real pips can fail where its die is not
+    what the pips suggest; group() asks it of each face it would take, so a face that fails leaves
+    its pips to the next candidate (a touching die's pip paired with this die's)."""
+    x, y = f.cx / k, f.cy / k
+    if body is not None and not _has_body(body, x, y, 1.1 * a / k) and not _has_body(body, x, y, 2.0 * a / k, share=0.25):
+        return False  # pips on bare felt (a pattern, a speck): no die there (a black die on black felt
+        # shows only by its bevels and shadow, around its top face)
+    if f.value == 1 and body is not None and _off_centre(body, x, y, a / k) > 0.45 * a / k:
+        return False  # a lone spot not in the middle of a die: a pip on a side face, a speck
+    if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
+        return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
+    if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark):
+        return False  # a corner pip of a two (or five, six) whose other pips were missed: no one
+    if f.value >= 2 and not _holes_plain(frame, f, k):
+        return False  # a pip where the layout has none (a five read as a four): no face
+    return True
 
 
 def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: bool) -> bool:
