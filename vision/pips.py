@@ -427,46 +427,68 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
         return out
     yy, xx = _window(h)
     side = 2 * h + 1
-    for i in sel:
-        cx, cy = allc[i]
-        x, y = int(ix[i]), int(iy[i])
-        sub = resp[y - h:y + h + 1, x - h:x + h + 1]
-        peak = float(sm[y, x])
-        # a neighbouring spot's half of the window is its own (a six's columns touch when blurred)
-        own = None
-        near = allc[(np.abs(allc[:, 0] - cx) < 2 * h) & (np.abs(allc[:, 1] - cy) < 2 * h)]
-        if len(near) > 1:
-            gx, gy = xx + (x - cx), yy + (y - cy)  # window pixels relative to this spot's centre
-            d_self = gx * gx + gy * gy
-            others = near[(near[:, 0] != cx) | (near[:, 1] != cy)] - (cx, cy)
-            d_other = (gx - others[:, :1, None]) ** 2 + (gy - others[:, 1:, None]) ** 2
-            own = d_self <= d_other.min(axis=0)
-        c = 0
-        for level in (0.5, 0.65, 0.8):
-            m = sub > level * peak
-            if own is not None:
-                m &= own
-            _, lab, st, _ = cv2.connectedComponentsWithStats(m.view(np.uint8), connectivity=4)
-            c = lab[h, h]
-            if c == 0:
-                break
-            x0, y0, w, hh = st[c, :4]
-            if x0 > 0 and y0 > 0 and x0 + w < side and y0 + hh < side:
-                break  # the outline closes inside the window
-        else:
-            continue
-        if c == 0:
-            continue
-        mo = cv2.moments((lab == c).view(np.uint8), binaryImage=True)
-        area = mo["m00"]
+    xs, ys = ix[sel], iy[sel]
+    cxs, cys = allc[sel, 0], allc[sel, 1]
+    peaks = sm[ys, xs].astype(np.float64)
+    subs = resp[ys[:, None, None] + yy, xs[:, None, None] + xx]  # every spot's window at once
+    # a neighbouring spot's half of the window is its own (a six's columns touch when blurred):
+    # each window pixel belongs to the nearest spot centre (of all candidates)
+    dx = allc[None, :, 0] - cxs[:, None]
+    dy = allc[None, :, 1] - cys[:, None]
+    other = (np.abs(dx) < 2 * h) & (np.abs(dy) < 2 * h) & ((dx != 0) | (dy != 0))
+    own = np.ones(subs.shape, bool)
+    ps, pj = np.nonzero(other)  # (spot, neighbour) pairs, by spot
+    if len(ps):
+        gx = xx + (xs - cxs)[:, None, None]  # window pixels relative to each spot's centre
+        gy = yy + (ys - cys)[:, None, None]
+        d_other = (gx[ps] - dx[ps, pj][:, None, None]) ** 2 + (gy[ps] - dy[ps, pj][:, None, None]) ** 2
+        starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+        has = ps[starts]
+        own[has] = gx[has] * gx[has] + gy[has] * gy[has] <= np.minimum.reduceat(d_other, starts, axis=0)
+    # cut each spot's outline at half its peak, higher when that outline runs out of the window (into
+    # a neighbour); the windows are labelled together, stacked with a blank row between them
+    comp = np.zeros(subs.shape, bool)
+    done = np.zeros(len(sel), bool)
+    active = np.arange(len(sel))
+    for level in (0.5, 0.65, 0.8):
+        if len(active) == 0:
+            break
+        n = len(active)
+        stack = np.zeros((n, side + 1, side), np.uint8)
+        stack[:, :side] = (subs[active] > (level * peaks[active])[:, None, None]) & own[active]
+        _, lab, st, _ = cv2.connectedComponentsWithStats(stack.reshape(-1, side), connectivity=4)
+        lab = lab.reshape(n, side + 1, side)[:, :side]
+        c = lab[:, h, h]
+        x0, w, hh = st[c, 0], st[c, 2], st[c, 3]
+        y0 = st[c, 1] - np.arange(n) * (side + 1)
+        closed = (c > 0) & (x0 > 0) & (y0 > 0) & (x0 + w < side) & (y0 + hh < side)  # inside the window
+        comp[active[closed]] = lab[closed] == c[closed][:, None, None]
+        done[active[closed]] = True
+        active = active[(c > 0) & ~closed]
+    fin = np.nonzero(done)[0]
+    if len(fin) == 0:
+        return out
+    # each outline's moments (what cv2.moments gives, for all at once)
+    cm = comp[fin]
+    t = np.arange(side)
+    colsum, rowsum = cm.sum(axis=1), cm.sum(axis=2)  # (n, side): pixels per column, per row
+    m00 = colsum.sum(axis=1)
+    m10, m20 = colsum @ t, colsum @ (t * t)
+    m01, m02 = rowsum @ t, rowsum @ (t * t)
+    m11 = np.einsum("nyx,y,x->n", cm.astype(np.int64), t, t)
+    for k, i in enumerate(fin.tolist()):
+        area = float(m00[k])
         if area < 3:
             continue
-        mx, my = mo["m10"] / area - h, mo["m01"] / area - h
-        cxx, cyy, cxy = mo["mu20"] / area, mo["mu02"] / area, mo["mu11"] / area
+        inv = 1.0 / area
+        mcx, mcy = float(m10[k]) * inv, float(m01[k]) * inv
+        mu20, mu11, mu02 = float(m20[k]) - float(m10[k]) * mcx, float(m11[k]) - float(m10[k]) * mcy, float(m02[k]) - float(m01[k]) * mcy
+        mx, my = float(m10[k]) / area - h, float(m01[k]) / area - h
+        cxx, cyy, cxy = mu20 / area, mu02 / area, mu11 / area
         tr, det = cxx + cyy, cxx * cyy - cxy * cxy
         disc = math.sqrt(max(0.0, tr * tr / 4 - det))
         l1, l2 = tr / 2 + disc, max(1e-6, tr / 2 - disc)
         elong = math.sqrt(l2 / l1)
         fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))  # 1 for a solid ellipse
-        out.append(Pip(x + mx, y + my, math.sqrt(area / math.pi), dark, peak, fill, elong))
+        out.append(Pip(int(xs[i]) + mx, int(ys[i]) + my, math.sqrt(area / math.pi), dark, float(peaks[i]), fill, elong))
     return out

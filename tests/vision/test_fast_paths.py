@@ -76,3 +76,131 @@ def test_fit_layout_rejects_what_is_no_layout() -> None:
     bad = np.array([[0.0, 0.0], [10.0, 0.0], [20.0, 1.0], [0.0, 30.0]])  # no square
     fit = fit_layout(bad)
     assert fit is None or fit.err > 0.3 or fit.aniso < 0.8
+
+
+# ------------------------------------------------------------------ the reader's own inputs
+
+def _calibrated_scene(seed: int, n: int, size: tuple[int, int], condition: str = "clean"):
+    """(frame, calibration) of a rendered tray scene, calibrated as the appliance is."""
+    synthetic = pytest.importorskip("vision.synthetic")
+    from calibration import calibrate
+
+    rng = np.random.default_rng(seed)
+    scene = synthetic.random_scene(rng, n, size, condition)
+    ref = synthetic.reference_scene(rng, n, size, tray=scene.tray, lighting=scene.lighting,
+                                    die_size=scene.dice[0].size_px, camera_height=scene.camera_height,
+                                    style=tuple(d.style for d in scene.dice), noise=scene.noise, blur=scene.blur,
+                                    jpeg_quality=scene.jpeg_quality)
+    return synthetic.render(scene), calibrate(synthetic.render_empty(scene), synthetic.render(ref), n)
+
+
+def _recorded(monkeypatch, module, name: str, scenes) -> list[tuple[tuple, dict]]:
+    """The arguments of every call the reader makes to module.name while reading `scenes`."""
+    from vision import reader
+
+    calls: list[tuple[tuple, dict]] = []
+    fn = getattr(module, name)
+
+    def record(*args, **kwargs):
+        calls.append((args, kwargs))
+        return fn(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, record)
+    if module is not reader and hasattr(reader, name):
+        monkeypatch.setattr(reader, name, record)
+    for frame, cal in scenes:
+        reader.read(frame, cal, 8)
+    monkeypatch.undo()
+    return calls
+
+
+@pytest.fixture(scope="module")
+def scenes():
+    return [_calibrated_scene(7_000_001, 8, (640, 480)), _calibrated_scene(7_000_002, 8, (640, 480), "cocked")]
+
+
+def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, ring_odd=5):
+    """vision.pips.spots_at as it was written first: one window, one labelling per spot."""
+    from vision.pips import Pip, _median_u8, _window, odd
+
+    sm = cv2.GaussianBlur(resp, (0, 0), max(0.7, 0.5 * r))
+    k = odd(1.3 * r)
+    dil = cv2.dilate(sm, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    t = max(t_low, 4.0 * _median_u8(sm[::4, ::4]) + 2.0)
+    cand = (sm >= dil) & (sm > t)
+    if where is not None:
+        cand &= where
+    out = []
+    allc = _plateaus(cand)
+    if len(allc) == 0:
+        return out
+    H, W = resp.shape
+    h = int(math.ceil(2.2 * r))
+    ix, iy = np.round(allc[:, 0]).astype(int), np.round(allc[:, 1]).astype(int)
+    keep = (ix - h >= 0) & (iy - h >= 0) & (ix + h < W) & (iy + h < H)
+    if base is not None and ring > 0:
+        ang = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+        rx = np.clip(np.round(allc[:, :1] + ring * np.cos(ang)).astype(int), 0, W - 1)
+        ry = np.clip(np.round(allc[:, 1:] + ring * np.sin(ang)).astype(int), 0, H - 1)
+        vals = np.sort(base[ry, rx].astype(np.float32), axis=1)
+        med = (vals[:, 7:8] + vals[:, 8:9]) * 0.5
+        centre = base[np.clip(iy, 0, H - 1), np.clip(ix, 0, W - 1)].astype(np.float32)[:, None]
+        keep &= np.count_nonzero(np.abs(vals - med) > 0.35 * np.abs(centre - med) + 4, axis=1) <= ring_odd
+    yy, xx = _window(h)
+    side = 2 * h + 1
+    for i in np.nonzero(keep)[0]:
+        cx, cy = allc[i]
+        x, y = int(ix[i]), int(iy[i])
+        sub = resp[y - h:y + h + 1, x - h:x + h + 1]
+        peak = float(sm[y, x])
+        own = None
+        near = allc[(np.abs(allc[:, 0] - cx) < 2 * h) & (np.abs(allc[:, 1] - cy) < 2 * h)]
+        if len(near) > 1:
+            gx, gy = xx + (x - cx), yy + (y - cy)
+            others = near[(near[:, 0] != cx) | (near[:, 1] != cy)] - (cx, cy)
+            d_other = (gx - others[:, :1, None]) ** 2 + (gy - others[:, 1:, None]) ** 2
+            own = gx * gx + gy * gy <= d_other.min(axis=0)
+        c = 0
+        for level in (0.5, 0.65, 0.8):
+            m = sub > level * peak
+            if own is not None:
+                m &= own
+            _, lab, st, _ = cv2.connectedComponentsWithStats(m.view(np.uint8), connectivity=4)
+            c = lab[h, h]
+            if c == 0:
+                break
+            x0, y0, w, hh = st[c, :4]
+            if x0 > 0 and y0 > 0 and x0 + w < side and y0 + hh < side:
+                break
+        else:
+            continue
+        if c == 0:
+            continue
+        mo = cv2.moments((lab == c).view(np.uint8), binaryImage=True)
+        area = mo["m00"]
+        if area < 3:
+            continue
+        mx, my = mo["m10"] / area - h, mo["m01"] / area - h
+        cxx, cyy, cxy = mo["mu20"] / area, mo["mu02"] / area, mo["mu11"] / area
+        tr, det = cxx + cyy, cxx * cyy - cxy * cxy
+        disc = math.sqrt(max(0.0, tr * tr / 4 - det))
+        l1, l2 = tr / 2 + disc, max(1e-6, tr / 2 - disc)
+        elong = math.sqrt(l2 / l1)
+        fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))
+        out.append(Pip(x + mx, y + my, math.sqrt(area / math.pi), dark, peak, fill, elong))
+    return out
+
+
+def test_spots_at_is_the_one_spot_at_a_time_loop(monkeypatch, scenes) -> None:
+    """All spots' windows labelled at once give what labelling each spot's window alone gave,
+    on every search the reader makes on rendered scenes (and with touching spots: a six)."""
+    from vision import pips
+
+    calls = _recorded(monkeypatch, pips, "spots_at", scenes)
+    assert len(calls) >= 4
+    found = 0
+    for args, kwargs in calls:
+        fast, slow = pips.spots_at(*args, **kwargs), _spots_at_loop(*args, **kwargs)
+        assert fast == slow  # every field of every spot, to the bit
+        found += len(fast)
+    assert found >= 40
