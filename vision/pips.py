@@ -345,38 +345,32 @@ def _window(h: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _plateaus(mask: np.ndarray) -> np.ndarray:
-    """Centroids (x, y) of the 8-connected pixel groups of a sparse bool mask, in the raster order of
-    each group's first pixel: what cv2.connectedComponentsWithStats gives (in its own order). The
-    mask of local maxima has a few dozen pixels; a union-find over them beats labelling the image."""
-    ys, xs = np.nonzero(mask)
-    n = len(xs)
-    if n == 0:
+    """Centroids (x, y) of the 8-connected pixel groups of a sparse bool (or 0/nonzero uint8) mask, in
+    the raster order of each group's first pixel: what cv2.connectedComponentsWithStats gives (in its
+    own order). The mask of local maxima has a few dozen pixels: grouping them beats labelling the image."""
+    pts = cv2.findNonZero(mask.view(np.uint8))  # (x, y) in raster order
+    if pts is None:
         return np.zeros((0, 2))
+    pts = pts.reshape(-1, 2).astype(np.int64)
+    xs, ys = pts[:, 0], pts[:, 1]
+    n = len(xs)
     if n > 48:  # broad plateaus (a smooth wide response): label the box around them instead
         y0, x0 = int(ys.min()), int(xs.min())
-        box = mask[y0:int(ys.max()) + 1, x0:int(xs.max()) + 1].astype(np.uint8)
+        box = (mask[y0:int(ys.max()) + 1, x0:int(xs.max()) + 1] != 0).astype(np.uint8)
         _, lab, _, cents = cv2.connectedComponentsWithStats(box, connectivity=8)
         _, first = np.unique(lab[ys - y0, xs - x0], return_index=True)  # each label's first pixel
         order = np.argsort(first, kind="stable") + 1  # labels by the raster order of their first pixel
         return cents[order] + (x0, y0)
-    parent = list(range(n))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    where = {}
-    for i, (y, x) in enumerate(zip(ys.tolist(), xs.tolist())):
-        for key in ((y, x - 1), (y - 1, x - 1), (y - 1, x), (y - 1, x + 1)):  # the neighbours seen before
-            j = where.get(key)
-            if j is not None:
-                a, b = root(i), root(j)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)  # a group's root is its first pixel
-        where[(y, x)] = i
-    roots = np.array([root(i) for i in range(n)])
+    # each pixel takes the least index among its neighbours until nothing changes: then every
+    # group's pixels hold its first pixel's index
+    near = (np.abs(xs[:, None] - xs[None, :]) <= 1) & (np.abs(ys[:, None] - ys[None, :]) <= 1)
+    roots = np.arange(n)
+    if np.count_nonzero(near) > n:  # some pixels touch
+        while True:
+            nxt = np.where(near, roots[None, :], n).min(axis=1)
+            if np.array_equal(nxt, roots):
+                break
+            roots = nxt
     first, group = np.unique(roots, return_inverse=True)  # roots ascend with raster order
     count = np.bincount(group)
     return np.stack([np.bincount(group, xs) / count, np.bincount(group, ys) / count], axis=1)
@@ -401,9 +395,9 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
     k = odd(1.3 * r)
     dil = cv2.dilate(sm, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     t = max(t_low, 4.0 * _median_u8(sm[::4, ::4]) + 2.0)
-    cand = (sm >= dil) & (sm > t)
+    cand = cv2.bitwise_and(cv2.compare(sm, dil, cv2.CMP_GE), cv2.threshold(sm, t, 255, cv2.THRESH_BINARY)[1])
     if where is not None:
-        cand &= where
+        cand = cv2.bitwise_and(cand, where.view(np.uint8))
     out: list[Pip] = []
     allc = _plateaus(cand)
     if len(allc) == 0:
