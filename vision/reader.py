@@ -113,10 +113,12 @@ def _check_frame(frame: np.ndarray) -> np.ndarray:
     if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim not in (2, 3) or min(frame.shape[:2]) < 32:
         raise FrameError("not an image frame (expected an 8-bit picture at least 32x32)")
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    small = cv2.resize(gray, (64, 48), interpolation=cv2.INTER_AREA)
-    if float(small.std()) < 3.0 and int(gray.max()) - int(gray.min()) < 40:
-        level = "black" if small.mean() < 40 else "blank"
-        raise FrameError(f"{level} frame: nothing to read (lens covered, camera off or lights out?)")
+    lo, hi = cv2.minMaxLoc(gray)[:2]
+    if hi - lo < 40:  # (the small copy only then: a frame with contrast is never blank)
+        small = cv2.resize(gray, (64, 48), interpolation=cv2.INTER_AREA)
+        if float(small.std()) < 3.0:
+            level = "black" if small.mean() < 40 else "blank"
+            raise FrameError(f"{level} frame: nothing to read (lens covered, camera off or lights out?)")
     return gray
 
 
@@ -394,7 +396,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 doubtful.add(i)
                 break
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
-    tilt = cocked_scores(frame, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
+    # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
+    tilt = cocked_scores(gray, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
                          angles=[f.angle if f.value >= 2 else None for f in kept])
     dice: list[DieReading] = []
     for i, (f, p_cocked) in enumerate(zip(kept, tilt)):
