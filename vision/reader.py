@@ -531,9 +531,18 @@ def body_map(frame: np.ndarray, empty_small: np.ndarray) -> tuple[np.ndarray, fl
     """How far each pixel of `frame` differs from the small empty-tray image, at its scale; and that scale."""
     if frame.ndim != 3:
         return None
-    small = cv2.resize(frame, (empty_small.shape[1], empty_small.shape[0]), interpolation=cv2.INTER_AREA)
+    small = _shrink(frame, empty_small.shape[1], empty_small.shape[0])
     diff = brightest(cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(empty_small, (3, 3), 0)))
     return diff, empty_small.shape[1] / frame.shape[1]
+
+
+def _shrink(img: np.ndarray, w: int, h: int) -> np.ndarray:
+    """`img` shrunk to w x h by area averaging; halved exactly first while it is still twice as big
+    (OpenCV halves in a fraction of the time it takes for a factor of 4: the result differs by at
+    most one grey level)."""
+    while img.shape[1] >= 4 * w and img.shape[0] >= 4 * h and img.shape[1] % 2 == 0 and img.shape[0] % 2 == 0:
+        img = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    return cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
 
 
 def search_area(body: tuple[np.ndarray, float] | None, a_px: float) -> tuple[list | None, np.ndarray | None]:
