@@ -203,8 +203,8 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             if X1 - X0 < 8 or Y1 - Y0 < 8:
                 continue
             crop = frame[int(Y0 / scale):min(H, int(math.ceil(Y1 / scale))), int(X0 / scale):min(W, int(math.ceil(X1 / scale)))]
-            interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-            work = cv2.resize(crop, (X1 - X0, Y1 - Y0), interpolation=interp)
+            work = _shrink(crop, X1 - X0, Y1 - Y0) if scale < 1 else cv2.resize(
+                crop, (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_LINEAR)
             if work.ndim == 2:
                 work = cv2.cvtColor(work, cv2.COLOR_GRAY2BGR)
             g = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
@@ -540,7 +540,9 @@ def _shrink(img: np.ndarray, w: int, h: int) -> np.ndarray:
     """`img` shrunk to w x h by area averaging; halved exactly first while it is still twice as big
     (OpenCV halves in a fraction of the time it takes for a factor of 4: the result differs by at
     most one grey level)."""
-    while img.shape[1] >= 4 * w and img.shape[0] >= 4 * h and img.shape[1] % 2 == 0 and img.shape[0] % 2 == 0:
+    while img.shape[1] >= 2 * w and img.shape[0] >= 2 * h:
+        if img.shape[1] % 2 or img.shape[0] % 2:  # (a last odd row or column goes)
+            img = img[:img.shape[0] // 2 * 2, :img.shape[1] // 2 * 2]
         img = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
     return cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
 
