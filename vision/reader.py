@@ -361,7 +361,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             continue  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
         if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark):
             continue  # a corner pip of a two (or five, six) whose other pips were missed: no one
-        if f.value >= 2 and not _holes_plain(frame, f, k):
+        if f.value >= 2 and not _holes_plain(frame, f, k, gray):
             continue  # a pip where the layout has none (a five read as a four): no face
         cands.append(f)
     # two faces closer than one die cannot both be top faces: the stronger stays (the other is a
@@ -459,34 +459,55 @@ def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: b
     return odd <= 0.1 * vals.size
 
 
-def _holes_plain(frame: np.ndarray, f: Face, k: float) -> bool:
+def _holes_plain(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None = None) -> bool:
     """Where the face's layout has no pip (of the 3x3 grid), the face shows its own tone, not a pip's:
-    a five whose middle pip was missed is no four, a three no two."""
-    taken = {(round(u), round(v)) for u, v in LAYOUTS[f.value]}
-    # the layout's axes: a two's or three's pips lie on a diagonal of the grid
-    holes = [(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1) if (u, v) not in taken]
+    a five whose middle pip was missed is no four, a three no two. (`gray`: the frame's grey, when
+    made already.)"""
+    holes = _HOLES[f.value]
     if not holes:
         return True
     # the tone (median of 3x3 pixels, in the face's pip channel) at the pips, between them, at the holes
-    uv = list(LAYOUTS[f.value]) + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + holes
-    xy = [f.fit.to_image(u, v) for u, v in uv]
-    xs = np.array([int(round(px / k)) for px, _ in xy])
-    ys = np.array([int(round(py / k)) for _, py in xy])
+    a00, a01, a10, a11 = f.fit.A
+    cx, cy = f.fit.cx, f.fit.cy
+    uv = _HOLE_PLACES[f.value]
+    xs = np.array([int(round((cx + a00 * u + a01 * v) / k)) for u, v in uv])
+    ys = np.array([int(round((cy + a10 * u + a11 * v) / k)) for u, v in uv])
     h, w = frame.shape[:2]
-    if xs.min() < 1 or ys.min() < 1 or xs.max() >= w - 1 or ys.max() >= h - 1:
+    x_lo, x_hi, y_lo, y_hi = int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max())
+    if x_lo < 1 or y_lo < 1 or x_hi >= w - 1 or y_hi >= h - 1:
         return False  # a place off the frame: no verdict on it
-    x0, y0 = int(xs.min()) - 1, int(ys.min()) - 1
-    patch = frame[y0:int(ys.max()) + 2, x0:int(xs.max()) + 2]
-    img = patch if patch.ndim == 2 else (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if f.dark else whiteness(patch))
-    xs, ys = xs - x0, ys - y0
-    nine = np.stack([img[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
-    tones = np.sort(nine, axis=0)[4].astype(np.float64)
+    x0, y0 = x_lo - 1, y_lo - 1
+    if frame.ndim == 2:
+        img = frame[y0:y_hi + 2, x0:x_hi + 2]
+    elif f.dark:
+        img = gray[y0:y_hi + 2, x0:x_hi + 2] if gray is not None else cv2.cvtColor(
+            frame[y0:y_hi + 2, x0:x_hi + 2], cv2.COLOR_BGR2GRAY)
+    else:
+        img = whiteness(frame[y0:y_hi + 2, x0:x_hi + 2])
+    nine = img[(ys - y0)[:, None] + _NINE_DY, (xs - x0)[:, None] + _NINE_DX]  # each place's 3x3 pixels
+    tones = np.partition(nine, 4, axis=1)[:, 4].astype(np.float64).tolist()
     n = len(LAYOUTS[f.value])
-    pip_t, face_t = float(np.median(tones[:n])), float(np.median(tones[n:n + 4]))
+    pip_t, face_t = _median(tones[:n]), _median(tones[n:n + 4])
     span = pip_t - face_t
     if abs(span) < 8:
         return False  # no clear pips after all
-    return bool(np.all((tones[n + 4:] - face_t) / span < 0.45))
+    return all((t - face_t) / span < 0.45 for t in tones[n + 4:])
+
+
+def _median(vals: list[float]) -> float:
+    """np.median of a short list of floats."""
+    s = sorted(vals)
+    m = len(s) // 2
+    return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2
+
+
+# per layout: the grid places without a pip; the places _holes_plain samples (pips, between them, holes)
+_HOLES = {n: [(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1) if (u, v) not in {(round(x), round(y)) for x, y in LAYOUTS[n]}]
+          for n in LAYOUTS}
+_HOLE_PLACES = {n: [tuple(map(float, p)) for p in LAYOUTS[n]] + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)]
+                + [(float(u), float(v)) for u, v in _HOLES[n]] for n in LAYOUTS}
+_NINE_DY = np.array([[dy for dy in (-1, 0, 1) for dx in (-1, 0, 1)]])
+_NINE_DX = np.array([[dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)]])
 
 
 def _round_pip(det: "Detection", f: Face) -> bool:

@@ -204,3 +204,48 @@ def test_spots_at_is_the_one_spot_at_a_time_loop(monkeypatch, scenes) -> None:
         assert fast == slow  # every field of every spot, to the bit
         found += len(fast)
     assert found >= 40
+
+
+def _holes_plain_numpy(frame, f, k) -> bool:
+    """vision.reader._holes_plain as it was written first (numpy medians, a 9-row sort)."""
+    from vision.pips import whiteness
+
+    taken = {(round(u), round(v)) for u, v in LAYOUTS[f.value]}
+    holes = [(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1) if (u, v) not in taken]
+    if not holes:
+        return True
+    uv = list(LAYOUTS[f.value]) + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + holes
+    xy = [f.fit.to_image(u, v) for u, v in uv]
+    xs = np.array([int(round(px / k)) for px, _ in xy])
+    ys = np.array([int(round(py / k)) for _, py in xy])
+    h, w = frame.shape[:2]
+    if xs.min() < 1 or ys.min() < 1 or xs.max() >= w - 1 or ys.max() >= h - 1:
+        return False
+    x0, y0 = int(xs.min()) - 1, int(ys.min()) - 1
+    patch = frame[y0:int(ys.max()) + 2, x0:int(xs.max()) + 2]
+    img = patch if patch.ndim == 2 else (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if f.dark else whiteness(patch))
+    xs, ys = xs - x0, ys - y0
+    nine = np.stack([img[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+    tones = np.sort(nine, axis=0)[4].astype(np.float64)
+    n = len(LAYOUTS[f.value])
+    pip_t, face_t = float(np.median(tones[:n])), float(np.median(tones[n:n + 4]))
+    span = pip_t - face_t
+    if abs(span) < 8:
+        return False
+    return bool(np.all((tones[n + 4:] - face_t) / span < 0.45))
+
+
+def test_holes_plain_is_the_numpy_version(monkeypatch, scenes) -> None:
+    from vision import reader
+
+    calls = _recorded(monkeypatch, reader, "_holes_plain", scenes)
+    assert len(calls) >= 8
+    verdicts = []
+    for args, kwargs in calls:
+        frame, f, k = args[:3]
+        verdicts.append(reader._holes_plain(*args, **kwargs))
+        assert verdicts[-1] == _holes_plain_numpy(frame, f, k)
+        assert reader._holes_plain(frame, f, k) == verdicts[-1]  # without the grey made already
+        assert reader._holes_plain(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), f, k) == _holes_plain_numpy(
+            cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), f, k)
+    assert True in verdicts
