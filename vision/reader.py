@@ -231,8 +231,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 found += spots_at(l, False, 0.38 * a, T_SPOT, where, base=mn, ring=0.6 * a)
             if want_dark:
                 # a big coloured one-pip (twice a pip's size) answers a wider centre-surround
-                big = spots_response(g, None, 2.2 * a)[0]
-                found += [p for p in spots_at(big, True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
+                found += [p for p in _big_spots(g, a)
                           if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
             _add_spots(spots, found, X0, Y0, dark, light, 1.5)
     else:
@@ -266,6 +265,18 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
         a = float(np.median(big)) if big else None
     return Detection(faces, tuple(pips), g.leftover, scale, a)
+
+
+def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
+    """Spots twice a pip's size (a big coloured one-pip) in the grey working copy `g`: the wider
+    centre-surround, looked for on `g` halved (exactly, by area) where it is big enough, which
+    costs a sixth as much; positions and sizes in `g`'s pixels."""
+    h, w = g.shape
+    if h < 32 or w < 32:
+        return spots_at(spots_response(g, None, 2.2 * a)[0], True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
+    half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    found = spots_at(spots_response(half, None, 1.1 * a)[0], True, 0.4 * a, T_SPOT, base=half, ring=0.625 * a)
+    return [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
 
 
 T_SECOND = 20.0  # the second look's least response (T_SPOT for the first)
