@@ -246,13 +246,12 @@ def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
     pl = pts.tolist()
     pz = [complex(x, y) for x, y in pl]
     dmax, i, j = -1.0, 0, 0
-    for a in range(n):
-        for b in range(n):
+    for a in range(n):  # the farthest pair (the first in (a, b) order: a < b)
+        for b in range(a + 1, n):
             dd = abs(pz[a] - pz[b])
             if dd > dmax:
                 dmax, i, j = dd, a, b
     best: Fit | None = None
-    rng = range(n)
     for ti, tj in pairs:
         s = (pz[j] - pz[i]) / (tz[tj] - tz[ti])
         b = pz[i] - s * tz[ti]
@@ -260,7 +259,8 @@ def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
             assign = []
             for t in tz:
                 q = s * t + b
-                assign.append(min(rng, key=lambda m: abs(q - pz[m])))
+                ds = [abs(q - p) for p in pz]
+                assign.append(ds.index(min(ds)))  # the nearest pip (the first of equals)
             if len(set(assign)) != n:
                 break
             Pz = [pz[m] for m in assign]

@@ -249,3 +249,127 @@ def test_holes_plain_is_the_numpy_version(monkeypatch, scenes) -> None:
         assert reader._holes_plain(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), f, k) == _holes_plain_numpy(
             cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), f, k)
     assert True in verdicts
+
+
+# ------------------------------------------------------------------ grouping pips into faces
+
+def _fit_layout_first(pts: np.ndarray, affine: bool = True):
+    """vision.pips.fit_layout as it was written first (all ordered pairs, a lambda per assignment)."""
+    from vision.pips import _TABLES, Fit, single
+
+    n = len(pts)
+    if n < 1 or n > 6:
+        return None
+    if n == 1:
+        return single(float(pts[0, 0]), float(pts[0, 1]), 1.0)
+    tz, pairs, pinv, tc, tcc, tmean = _TABLES[n]
+    pl = pts.tolist()
+    pz = [complex(x, y) for x, y in pl]
+    dmax, i, j = -1.0, 0, 0
+    for a in range(n):
+        for b in range(n):
+            dd = abs(pz[a] - pz[b])
+            if dd > dmax:
+                dmax, i, j = dd, a, b
+    best: Fit | None = None
+    rng = range(n)
+    for ti, tj in pairs:
+        s = (pz[j] - pz[i]) / (tz[tj] - tz[ti])
+        b = pz[i] - s * tz[ti]
+        for _ in range(2):
+            assign = []
+            for t in tz:
+                q = s * t + b
+                assign.append(min(rng, key=lambda m: abs(q - pz[m])))
+            if len(set(assign)) != n:
+                break
+            Pz = [pz[m] for m in assign]
+            if affine and n >= 4:
+                # the least-squares affine map, template -> image: pinv @ P
+                r0 = sum(w * p for w, p in zip(pinv[0], Pz))
+                r1 = sum(w * p for w, p in zip(pinv[1], Pz))
+                r2 = sum(w * p for w, p in zip(pinv[2], Pz))
+                a00, a01, a10, a11 = r0.real, r1.real, r0.imag, r1.imag
+                c0, c1 = r2.real, r2.imag
+            else:
+                pc = sum(Pz) / n
+                s2 = sum(t.conjugate() * (p - pc) for t, p in zip(tc, Pz)) / tcc
+                b2 = pc - s2 * tmean
+                a00, a01, a10, a11 = s2.real, -s2.imag, s2.imag, s2.real
+                c0, c1 = b2.real, b2.imag
+            det = abs(a00 * a11 - a01 * a10)
+            if det <= 1e-9:
+                break
+            worst = 0.0
+            for t, p in zip(tz, Pz):
+                rx = t.real * a00 + t.imag * a01 + c0 - p.real
+                ry = t.real * a10 + t.imag * a11 + c1 - p.imag
+                worst = max(worst, rx * rx + ry * ry)
+            err = math.sqrt(worst / det)
+            # singular values of the 2x2 map: s1^2 + s2^2 = |A|_F^2, s1 * s2 = |det A|
+            fro = a00 * a00 + a01 * a01 + a10 * a10 + a11 * a11
+            big = math.sqrt(max(0.0, (fro + math.sqrt(max(0.0, fro * fro - 4 * det * det))) / 2))
+            fit = Fit(n, c0, c1, (a00, a01, a10, a11), err, (det / big) / big if big > 0 else 1.0)
+            if best is None or fit.err < best.err:
+                best = fit
+            # iterate the assignment with the refined transform
+            s = complex(a00, a10)
+            b = complex(c0, c1)
+    return best
+
+
+def _options_first(pips, xy, lim):
+    """vision.dice._options as it was written first (one numpy circle test per pair, every fit made)."""
+    from vision.dice import _valid
+    from vision.pips import single
+
+    n = len(pips)
+    out = []
+    if n == 0:
+        return out
+    r = np.array([p.r for p in pips])
+    dark = np.array([p.dark for p in pips])
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    rmax, rmin = np.maximum(r[:, None], r[None, :]), np.minimum(r[:, None], r[None, :])
+    ok = (dark[:, None] == dark[None, :]) & (rmax < 1.6 * rmin)
+    if lim.a_hint:
+        ok &= (d > 2.1 * lim.a_hint) & (d < 3.5 * lim.a_hint)
+    else:
+        ok &= (d > 3.5 * rmax) & (d < 11.0 * rmin)
+    seen = set()
+    for i, j in zip(*np.nonzero(np.triu(ok, 1))):
+        m = (xy[i] + xy[j]) / 2
+        rad = d[i, j] / 2 * 1.12
+        inside = np.nonzero((np.hypot(xy[:, 0] - m[0], xy[:, 1] - m[1]) < rad) & (dark == dark[i]))[0]
+        members = tuple(sorted(set(inside.tolist()) | {int(i), int(j)}))
+        if len(members) > 6 or members in seen:
+            continue
+        seen.add(members)
+        fit = _fit_layout_first(xy[list(members)])
+        if _valid(fit, pips, list(members), lim):
+            out.append((-len(members), fit.err, fit, members))
+    for k in range(n):
+        out.append((-1, 0.0, single(float(xy[k, 0]), float(xy[k, 1]), 1.0), (k,)))
+    out.sort(key=lambda o: (o[0], o[1]))
+    return out
+
+
+def test_grouping_is_the_first_version(monkeypatch, scenes) -> None:
+    """The faces (every fit, to the bit) and leftovers of every grouping the reader makes on rendered
+    scenes are what the first _options and fit_layout gave; and fit_layout is the first one on
+    random and on exactly symmetric layouts (ties)."""
+    from vision import dice
+
+    calls = _recorded(monkeypatch, dice, "group", scenes)
+    assert len(calls) >= 2
+    for args, kwargs in calls:
+        fast = dice.group(*args, **kwargs)
+        with monkeypatch.context() as m:
+            m.setattr(dice, "_options", _options_first)
+            slow = dice.group(*args, **kwargs)
+        assert fast == slow and len(fast.faces) >= 4
+    rng = np.random.default_rng(5)
+    for n in range(1, 7):
+        for _ in range(200):
+            pts = rng.normal(0, 10, (n, 2)) if rng.random() < 0.5 else (LAYOUTS[n] * rng.integers(1, 9)).astype(float)
+            assert fit_layout(pts) == _fit_layout_first(pts)
