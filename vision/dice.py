@@ -183,21 +183,30 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
     else:
         ok &= (d > 3.5 * rmax) & (d < 11.0 * rmin)
     seen: set[tuple[int, ...]] = set()
-    for i, j in zip(*np.nonzero(np.triu(ok, 1))):
-        m = (xy[i] + xy[j]) / 2
-        rad = d[i, j] / 2 * 1.12
-        lo, hi = max(c[i], c[j]) / ALIKE, min(c[i], c[j]) * ALIKE
-        inside = np.nonzero((np.hypot(xy[:, 0] - m[0], xy[:, 1] - m[1]) < rad) & (dark == dark[i]) & (c >= lo) & (c <= hi))[0]
-        members = tuple(sorted(set(inside.tolist()) | {int(i), int(j)}))
-        if len(members) > 6 or members in seen:
-            continue
-        seen.add(members)
-        fit = fit_layout(xy[list(members)])
-        if _valid(fit, pips, list(members), lim):
-            # with a known size, how far the face is from it counts too: two pips always fit a two
-            # exactly, and of two pairings that share a pip the one of the right size is the die's
-            dev = abs(fit.a / lim.a_hint - 1.0) if lim.a_hint else 0.0
-            out.append((-len(members), fit.err + dev, fit, members))
+    I, J = np.nonzero(np.triu(ok, 1))
+    if len(I):
+        # every pair's circle at once: the pips of its kind, and of a contrast alike with the pair's, inside it
+        m = (xy[I] + xy[J]) / 2
+        rad = d[I, J] / 2 * 1.12
+        lo = np.maximum(c[I], c[J]) / ALIKE
+        hi = np.minimum(c[I], c[J]) * ALIKE
+        inside = ((np.hypot(xy[None, :, 0] - m[:, :1], xy[None, :, 1] - m[:, 1:]) < rad[:, None])
+                  & (dark[None, :] == dark[I][:, None]) & (c[None, :] >= lo[:, None]) & (c[None, :] <= hi[:, None]))
+        rs = r.tolist()
+        for i, j, row in zip(I.tolist(), J.tolist(), inside.tolist()):
+            members = tuple(sorted({k for k, b in enumerate(row) if b} | {i, j}))
+            if len(members) > 6 or members in seen:
+                continue
+            seen.add(members)
+            mr = [rs[k] for k in members]
+            if max(mr) > 1.6 * min(mr):
+                continue  # _valid would refuse it whatever the fit
+            fit = fit_layout(xy[list(members)])
+            if _valid(fit, pips, list(members), lim):
+                # with a known size, how far the face is from it counts too: two pips always fit a two
+                # exactly, and of two pairings that share a pip the one of the right size is the die's
+                dev = abs(fit.a / lim.a_hint - 1.0) if lim.a_hint else 0.0
+                out.append((-len(members), fit.err + dev, fit, members))
     for k in range(n):
         out.append((-1, 0.0, single(float(xy[k, 0]), float(xy[k, 1]), 1.0), (k,)))
     out.sort(key=lambda o: (o[0], o[1]))

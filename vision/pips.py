@@ -246,13 +246,12 @@ def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
     pl = pts.tolist()
     pz = [complex(x, y) for x, y in pl]
     dmax, i, j = -1.0, 0, 0
-    for a in range(n):
-        for b in range(n):
+    for a in range(n):  # the farthest pair (the first in (a, b) order: a < b)
+        for b in range(a + 1, n):
             dd = abs(pz[a] - pz[b])
             if dd > dmax:
                 dmax, i, j = dd, a, b
     best: Fit | None = None
-    rng = range(n)
     for ti, tj in pairs:
         s = (pz[j] - pz[i]) / (tz[tj] - tz[ti])
         b = pz[i] - s * tz[ti]
@@ -260,7 +259,8 @@ def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
             assign = []
             for t in tz:
                 q = s * t + b
-                assign.append(min(rng, key=lambda m: abs(q - pz[m])))
+                ds = [abs(q - p) for p in pz]
+                assign.append(ds.index(min(ds)))  # the nearest pip (the first of equals)
             if len(set(assign)) != n:
                 break
             Pz = [pz[m] for m in assign]
@@ -345,38 +345,32 @@ def _window(h: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _plateaus(mask: np.ndarray) -> np.ndarray:
-    """Centroids (x, y) of the 8-connected pixel groups of a sparse bool mask, in the raster order of
-    each group's first pixel: what cv2.connectedComponentsWithStats gives (in its own order). The
-    mask of local maxima has a few dozen pixels; a union-find over them beats labelling the image."""
-    ys, xs = np.nonzero(mask)
-    n = len(xs)
-    if n == 0:
+    """Centroids (x, y) of the 8-connected pixel groups of a sparse bool (or 0/nonzero uint8) mask, in
+    the raster order of each group's first pixel: what cv2.connectedComponentsWithStats gives (in its
+    own order). The mask of local maxima has a few dozen pixels: grouping them beats labelling the image."""
+    pts = cv2.findNonZero(mask.view(np.uint8))  # (x, y) in raster order
+    if pts is None:
         return np.zeros((0, 2))
+    pts = pts.reshape(-1, 2).astype(np.int64)
+    xs, ys = pts[:, 0], pts[:, 1]
+    n = len(xs)
     if n > 48:  # broad plateaus (a smooth wide response): label the box around them instead
         y0, x0 = int(ys.min()), int(xs.min())
-        box = mask[y0:int(ys.max()) + 1, x0:int(xs.max()) + 1].astype(np.uint8)
+        box = (mask[y0:int(ys.max()) + 1, x0:int(xs.max()) + 1] != 0).astype(np.uint8)
         _, lab, _, cents = cv2.connectedComponentsWithStats(box, connectivity=8)
         _, first = np.unique(lab[ys - y0, xs - x0], return_index=True)  # each label's first pixel
         order = np.argsort(first, kind="stable") + 1  # labels by the raster order of their first pixel
         return cents[order] + (x0, y0)
-    parent = list(range(n))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    where = {}
-    for i, (y, x) in enumerate(zip(ys.tolist(), xs.tolist())):
-        for key in ((y, x - 1), (y - 1, x - 1), (y - 1, x), (y - 1, x + 1)):  # the neighbours seen before
-            j = where.get(key)
-            if j is not None:
-                a, b = root(i), root(j)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)  # a group's root is its first pixel
-        where[(y, x)] = i
-    roots = np.array([root(i) for i in range(n)])
+    # each pixel takes the least index among its neighbours until nothing changes: then every
+    # group's pixels hold its first pixel's index
+    near = (np.abs(xs[:, None] - xs[None, :]) <= 1) & (np.abs(ys[:, None] - ys[None, :]) <= 1)
+    roots = np.arange(n)
+    if np.count_nonzero(near) > n:  # some pixels touch
+        while True:
+            nxt = np.where(near, roots[None, :], n).min(axis=1)
+            if np.array_equal(nxt, roots):
+                break
+            roots = nxt
     first, group = np.unique(roots, return_inverse=True)  # roots ascend with raster order
     count = np.bincount(group)
     return np.stack([np.bincount(group, xs) / count, np.bincount(group, ys) / count], axis=1)
@@ -401,9 +395,9 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
     k = odd(1.3 * r)
     dil = cv2.dilate(sm, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     t = max(t_low, 4.0 * _median_u8(sm[::4, ::4]) + 2.0)
-    cand = (sm >= dil) & (sm > t)
+    cand = cv2.bitwise_and(cv2.compare(sm, dil, cv2.CMP_GE), cv2.threshold(sm, t, 255, cv2.THRESH_BINARY)[1])
     if where is not None:
-        cand &= where
+        cand = cv2.bitwise_and(cand, where.view(np.uint8))
     out: list[Pip] = []
     allc = _plateaus(cand)
     if len(allc) == 0:
@@ -427,46 +421,68 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
         return out
     yy, xx = _window(h)
     side = 2 * h + 1
-    for i in sel:
-        cx, cy = allc[i]
-        x, y = int(ix[i]), int(iy[i])
-        sub = resp[y - h:y + h + 1, x - h:x + h + 1]
-        peak = float(sm[y, x])
-        # a neighbouring spot's half of the window is its own (a six's columns touch when blurred)
-        own = None
-        near = allc[(np.abs(allc[:, 0] - cx) < 2 * h) & (np.abs(allc[:, 1] - cy) < 2 * h)]
-        if len(near) > 1:
-            gx, gy = xx + (x - cx), yy + (y - cy)  # window pixels relative to this spot's centre
-            d_self = gx * gx + gy * gy
-            others = near[(near[:, 0] != cx) | (near[:, 1] != cy)] - (cx, cy)
-            d_other = (gx - others[:, :1, None]) ** 2 + (gy - others[:, 1:, None]) ** 2
-            own = d_self <= d_other.min(axis=0)
-        c = 0
-        for level in (0.5, 0.65, 0.8):
-            m = sub > level * peak
-            if own is not None:
-                m &= own
-            _, lab, st, _ = cv2.connectedComponentsWithStats(m.view(np.uint8), connectivity=4)
-            c = lab[h, h]
-            if c == 0:
-                break
-            x0, y0, w, hh = st[c, :4]
-            if x0 > 0 and y0 > 0 and x0 + w < side and y0 + hh < side:
-                break  # the outline closes inside the window
-        else:
-            continue
-        if c == 0:
-            continue
-        mo = cv2.moments((lab == c).view(np.uint8), binaryImage=True)
-        area = mo["m00"]
+    xs, ys = ix[sel], iy[sel]
+    cxs, cys = allc[sel, 0], allc[sel, 1]
+    peaks = sm[ys, xs].astype(np.float64)
+    subs = resp[ys[:, None, None] + yy, xs[:, None, None] + xx]  # every spot's window at once
+    # a neighbouring spot's half of the window is its own (a six's columns touch when blurred):
+    # each window pixel belongs to the nearest spot centre (of all candidates)
+    dx = allc[None, :, 0] - cxs[:, None]
+    dy = allc[None, :, 1] - cys[:, None]
+    other = (np.abs(dx) < 2 * h) & (np.abs(dy) < 2 * h) & ((dx != 0) | (dy != 0))
+    own = np.ones(subs.shape, bool)
+    ps, pj = np.nonzero(other)  # (spot, neighbour) pairs, by spot
+    if len(ps):
+        gx = xx + (xs - cxs)[:, None, None]  # window pixels relative to each spot's centre
+        gy = yy + (ys - cys)[:, None, None]
+        d_other = (gx[ps] - dx[ps, pj][:, None, None]) ** 2 + (gy[ps] - dy[ps, pj][:, None, None]) ** 2
+        starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+        has = ps[starts]
+        own[has] = gx[has] * gx[has] + gy[has] * gy[has] <= np.minimum.reduceat(d_other, starts, axis=0)
+    # cut each spot's outline at half its peak, higher when that outline runs out of the window (into
+    # a neighbour); the windows are labelled together, stacked with a blank row between them
+    comp = np.zeros(subs.shape, bool)
+    done = np.zeros(len(sel), bool)
+    active = np.arange(len(sel))
+    for level in (0.5, 0.65, 0.8):
+        if len(active) == 0:
+            break
+        n = len(active)
+        stack = np.zeros((n, side + 1, side), np.uint8)
+        stack[:, :side] = (subs[active] > (level * peaks[active])[:, None, None]) & own[active]
+        _, lab, st, _ = cv2.connectedComponentsWithStats(stack.reshape(-1, side), connectivity=4)
+        lab = lab.reshape(n, side + 1, side)[:, :side]
+        c = lab[:, h, h]
+        x0, w, hh = st[c, 0], st[c, 2], st[c, 3]
+        y0 = st[c, 1] - np.arange(n) * (side + 1)
+        closed = (c > 0) & (x0 > 0) & (y0 > 0) & (x0 + w < side) & (y0 + hh < side)  # inside the window
+        comp[active[closed]] = lab[closed] == c[closed][:, None, None]
+        done[active[closed]] = True
+        active = active[(c > 0) & ~closed]
+    fin = np.nonzero(done)[0]
+    if len(fin) == 0:
+        return out
+    # each outline's moments (what cv2.moments gives, for all at once)
+    cm = comp[fin]
+    t = np.arange(side)
+    colsum, rowsum = cm.sum(axis=1), cm.sum(axis=2)  # (n, side): pixels per column, per row
+    m00 = colsum.sum(axis=1)
+    m10, m20 = colsum @ t, colsum @ (t * t)
+    m01, m02 = rowsum @ t, rowsum @ (t * t)
+    m11 = np.einsum("nyx,y,x->n", cm.astype(np.int64), t, t)
+    for k, i in enumerate(fin.tolist()):
+        area = float(m00[k])
         if area < 3:
             continue
-        mx, my = mo["m10"] / area - h, mo["m01"] / area - h
-        cxx, cyy, cxy = mo["mu20"] / area, mo["mu02"] / area, mo["mu11"] / area
+        inv = 1.0 / area
+        mcx, mcy = float(m10[k]) * inv, float(m01[k]) * inv
+        mu20, mu11, mu02 = float(m20[k]) - float(m10[k]) * mcx, float(m11[k]) - float(m10[k]) * mcy, float(m02[k]) - float(m01[k]) * mcy
+        mx, my = float(m10[k]) / area - h, float(m01[k]) / area - h
+        cxx, cyy, cxy = mu20 / area, mu02 / area, mu11 / area
         tr, det = cxx + cyy, cxx * cyy - cxy * cxy
         disc = math.sqrt(max(0.0, tr * tr / 4 - det))
         l1, l2 = tr / 2 + disc, max(1e-6, tr / 2 - disc)
         elong = math.sqrt(l2 / l1)
         fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))  # 1 for a solid ellipse
-        out.append(Pip(x + mx, y + my, math.sqrt(area / math.pi), dark, peak, fill, elong))
+        out.append(Pip(int(xs[i]) + mx, int(ys[i]) + my, math.sqrt(area / math.pi), dark, float(peaks[i]), fill, elong))
     return out

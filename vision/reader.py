@@ -114,10 +114,12 @@ def _check_frame(frame: np.ndarray) -> np.ndarray:
     if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim not in (2, 3) or min(frame.shape[:2]) < 32:
         raise FrameError("not an image frame (expected an 8-bit picture at least 32x32)")
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    small = cv2.resize(gray, (64, 48), interpolation=cv2.INTER_AREA)
-    if float(small.std()) < 3.0 and int(gray.max()) - int(gray.min()) < 40:
-        level = "black" if small.mean() < 40 else "blank"
-        raise FrameError(f"{level} frame: nothing to read (lens covered, camera off or lights out?)")
+    lo, hi = cv2.minMaxLoc(gray)[:2]
+    if hi - lo < 40:  # (the small copy only then: a frame with contrast is never blank)
+        small = cv2.resize(gray, (64, 48), interpolation=cv2.INTER_AREA)
+        if float(small.std()) < 3.0:
+            level = "black" if small.mean() < 40 else "blank"
+            raise FrameError(f"{level} frame: nothing to read (lens covered, camera off or lights out?)")
     return gray
 
 
@@ -204,8 +206,8 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             if X1 - X0 < 8 or Y1 - Y0 < 8:
                 continue
             crop = frame[int(Y0 / scale):min(H, int(math.ceil(Y1 / scale))), int(X0 / scale):min(W, int(math.ceil(X1 / scale)))]
-            interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-            work = cv2.resize(crop, (X1 - X0, Y1 - Y0), interpolation=interp)
+            work = _shrink(crop, X1 - X0, Y1 - Y0) if scale < 1 else cv2.resize(
+                crop, (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_LINEAR)
             if work.ndim == 2:
                 work = cv2.cvtColor(work, cv2.COLOR_GRAY2BGR)
             g = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
@@ -232,8 +234,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 found += spots_at(l, False, 0.38 * a, T_SPOT, where, base=mn, ring=0.6 * a)
             if want_dark:
                 # a big coloured one-pip (twice a pip's size) answers a wider centre-surround
-                big = spots_response(g, None, 2.2 * a)[0]
-                found += [p for p in spots_at(big, True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
+                found += [p for p in _big_spots(g, a)
                           if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
             _add_spots(spots, found, X0, Y0, dark, light, 1.5)
     else:
@@ -268,6 +269,18 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
         a = float(np.median(big)) if big else None
     return Detection(faces, tuple(pips), g.leftover, scale, a)
+
+
+def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
+    """Spots twice a pip's size (a big coloured one-pip) in the grey working copy `g`: the wider
+    centre-surround, looked for on `g` halved (exactly, by area) where it is big enough, which
+    costs a sixth as much; positions and sizes in `g`'s pixels."""
+    h, w = g.shape
+    if h < 32 or w < 32:
+        return spots_at(spots_response(g, None, 2.2 * a)[0], True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
+    half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    found = spots_at(spots_response(half, None, 1.1 * a)[0], True, 0.4 * a, T_SPOT, base=half, ring=0.625 * a)
+    return [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
 
 
 T_SECOND = 20.0  # the second look's least response (T_SPOT for the first)
@@ -338,7 +351,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     rois, changed = search_area(body if a_px else None, a_px or 0.0)
     det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois, changed,
                  cal.pip_kinds if a_px is not None else "both",
-                 accept=lambda f, k: _face_ok(f, k, frame, body, k * a_px))
+                 accept=lambda f, k: _face_ok(f, k, frame, gray, body, k * a_px))
     k = det.scale
     a = det.a if det.a else 7.0
     die = DIE_OVER_A * a / k  # top face side, frame pixels
@@ -348,7 +361,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     loose = [det.pips[i] for i in det.leftover
              if det.pips[i].r >= 0.6 * ref_r and det.pips[i].contrast >= 0.5 * ref_c]
     # a face must sit on a die (with a known size, group() asked this of every face it took)
-    cands = list(det.faces) if a_px else [f for f in det.faces if _face_ok(f, k, frame, body, a)]
+    cands = list(det.faces) if a_px else [f for f in det.faces if _face_ok(f, k, frame, gray, body, a)]
     # two faces closer than one die cannot both be top faces: the stronger stays (the other is a
     # side face's pips); a real die dropped here makes the count short, and the count asks again
     kept: list[Face] = []
@@ -383,7 +396,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 doubtful.add(i)
                 break
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
-    tilt = cocked_scores(frame, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
+    # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
+    tilt = cocked_scores(gray, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
                          angles=[f.angle if f.value >= 2 else None for f in kept])
     dice: list[DieReading] = []
     for i, (f, p_cocked) in enumerate(zip(kept, tilt)):
@@ -418,7 +432,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     return dice, ()
 
 
-def _face_ok(f: Face, k: float, frame: np.ndarray, body: tuple[np.ndarray, float] | None, a: float) -> bool:
+def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple[np.ndarray, float] | None,
+             a: float) -> bool:
     """Is face `f` (working coordinates, working copy = frame * k; `a` the corner offset there) a die's
     top face as seen? Every check is one that a group of real pips can fail where its die is not
     what the pips suggest; group() asks it of each face it would take, so a face that fails leaves
@@ -433,7 +448,7 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, body: tuple[np.ndarray, float
         return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
     if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark):
         return False  # a corner pip of a two (or five, six) whose other pips were missed: no one
-    if f.value >= 2 and not _holes_plain(frame, f, k):
+    if f.value >= 2 and not _holes_plain(frame, f, k, gray):
         return False  # a pip where the layout has none (a five read as a four): no face
     return True
 
@@ -468,34 +483,55 @@ def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: b
     return odd <= 0.1 * vals.size
 
 
-def _holes_plain(frame: np.ndarray, f: Face, k: float) -> bool:
+def _holes_plain(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None = None) -> bool:
     """Where the face's layout has no pip (of the 3x3 grid), the face shows its own tone, not a pip's:
-    a five whose middle pip was missed is no four, a three no two."""
-    taken = {(round(u), round(v)) for u, v in LAYOUTS[f.value]}
-    # the layout's axes: a two's or three's pips lie on a diagonal of the grid
-    holes = [(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1) if (u, v) not in taken]
+    a five whose middle pip was missed is no four, a three no two. (`gray`: the frame's grey, when
+    made already.)"""
+    holes = _HOLES[f.value]
     if not holes:
         return True
     # the tone (median of 3x3 pixels, in the face's pip channel) at the pips, between them, at the holes
-    uv = list(LAYOUTS[f.value]) + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + holes
-    xy = [f.fit.to_image(u, v) for u, v in uv]
-    xs = np.array([int(round(px / k)) for px, _ in xy])
-    ys = np.array([int(round(py / k)) for _, py in xy])
+    a00, a01, a10, a11 = f.fit.A
+    cx, cy = f.fit.cx, f.fit.cy
+    uv = _HOLE_PLACES[f.value]
+    xs = np.array([int(round((cx + a00 * u + a01 * v) / k)) for u, v in uv])
+    ys = np.array([int(round((cy + a10 * u + a11 * v) / k)) for u, v in uv])
     h, w = frame.shape[:2]
-    if xs.min() < 1 or ys.min() < 1 or xs.max() >= w - 1 or ys.max() >= h - 1:
+    x_lo, x_hi, y_lo, y_hi = int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max())
+    if x_lo < 1 or y_lo < 1 or x_hi >= w - 1 or y_hi >= h - 1:
         return False  # a place off the frame: no verdict on it
-    x0, y0 = int(xs.min()) - 1, int(ys.min()) - 1
-    patch = frame[y0:int(ys.max()) + 2, x0:int(xs.max()) + 2]
-    img = patch if patch.ndim == 2 else (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if f.dark else whiteness(patch))
-    xs, ys = xs - x0, ys - y0
-    nine = np.stack([img[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
-    tones = np.sort(nine, axis=0)[4].astype(np.float64)
+    x0, y0 = x_lo - 1, y_lo - 1
+    if frame.ndim == 2:
+        img = frame[y0:y_hi + 2, x0:x_hi + 2]
+    elif f.dark:
+        img = gray[y0:y_hi + 2, x0:x_hi + 2] if gray is not None else cv2.cvtColor(
+            frame[y0:y_hi + 2, x0:x_hi + 2], cv2.COLOR_BGR2GRAY)
+    else:
+        img = whiteness(frame[y0:y_hi + 2, x0:x_hi + 2])
+    nine = img[(ys - y0)[:, None] + _NINE_DY, (xs - x0)[:, None] + _NINE_DX]  # each place's 3x3 pixels
+    tones = np.partition(nine, 4, axis=1)[:, 4].astype(np.float64).tolist()
     n = len(LAYOUTS[f.value])
-    pip_t, face_t = float(np.median(tones[:n])), float(np.median(tones[n:n + 4]))
+    pip_t, face_t = _median(tones[:n]), _median(tones[n:n + 4])
     span = pip_t - face_t
     if abs(span) < 8:
         return False  # no clear pips after all
-    return bool(np.all((tones[n + 4:] - face_t) / span < 0.45))
+    return all((t - face_t) / span < 0.45 for t in tones[n + 4:])
+
+
+def _median(vals: list[float]) -> float:
+    """np.median of a short list of floats."""
+    s = sorted(vals)
+    m = len(s) // 2
+    return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2
+
+
+# per layout: the grid places without a pip; the places _holes_plain samples (pips, between them, holes)
+_HOLES = {n: [(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1) if (u, v) not in {(round(x), round(y)) for x, y in LAYOUTS[n]}]
+          for n in LAYOUTS}
+_HOLE_PLACES = {n: [tuple(map(float, p)) for p in LAYOUTS[n]] + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)]
+                + [(float(u), float(v)) for u, v in _HOLES[n]] for n in LAYOUTS}
+_NINE_DY = np.array([[dy for dy in (-1, 0, 1) for dx in (-1, 0, 1)]])
+_NINE_DX = np.array([[dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)]])
 
 
 def _round_pip(det: "Detection", f: Face) -> bool:
@@ -540,9 +576,24 @@ def body_map(frame: np.ndarray, empty_small: np.ndarray) -> tuple[np.ndarray, fl
     """How far each pixel of `frame` differs from the small empty-tray image, at its scale; and that scale."""
     if frame.ndim != 3:
         return None
-    small = cv2.resize(frame, (empty_small.shape[1], empty_small.shape[0]), interpolation=cv2.INTER_AREA)
+    small = _shrink(frame, empty_small.shape[1], empty_small.shape[0])
     diff = brightest(cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(empty_small, (3, 3), 0)))
     return diff, empty_small.shape[1] / frame.shape[1]
+
+
+def _shrink(img: np.ndarray, w: int, h: int) -> np.ndarray:
+    """`img` shrunk to w x h by area averaging. While it is still twice as big it is halved exactly
+    (OpenCV halves in a fraction of the time a fractional or 4x area shrink takes), and the last
+    step after a halving (under 2x) is bilinear."""
+    halved = False
+    while img.shape[1] >= 2 * w and img.shape[0] >= 2 * h:
+        if img.shape[1] % 2 or img.shape[0] % 2:  # (a last odd row or column goes)
+            img = img[:img.shape[0] // 2 * 2, :img.shape[1] // 2 * 2]
+        img = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        halved = True
+    if img.shape[1] == w and img.shape[0] == h:
+        return img
+    return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR if halved else cv2.INTER_AREA)
 
 
 def search_area(body: tuple[np.ndarray, float] | None, a_px: float) -> tuple[list | None, np.ndarray | None]:

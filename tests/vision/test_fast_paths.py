@@ -76,3 +76,303 @@ def test_fit_layout_rejects_what_is_no_layout() -> None:
     bad = np.array([[0.0, 0.0], [10.0, 0.0], [20.0, 1.0], [0.0, 30.0]])  # no square
     fit = fit_layout(bad)
     assert fit is None or fit.err > 0.3 or fit.aniso < 0.8
+
+
+# ------------------------------------------------------------------ the reader's own inputs
+
+def _calibrated_scene(seed: int, n: int, size: tuple[int, int], condition: str = "clean"):
+    """(frame, calibration) of a rendered tray scene, calibrated as the appliance is."""
+    synthetic = pytest.importorskip("vision.synthetic")
+    from calibration import calibrate
+
+    rng = np.random.default_rng(seed)
+    scene = synthetic.random_scene(rng, n, size, condition)
+    ref = synthetic.reference_scene(rng, n, size, tray=scene.tray, lighting=scene.lighting,
+                                    die_size=scene.dice[0].size_px, camera_height=scene.camera_height,
+                                    style=tuple(d.style for d in scene.dice), noise=scene.noise, blur=scene.blur,
+                                    jpeg_quality=scene.jpeg_quality)
+    return synthetic.render(scene), calibrate(synthetic.render_empty(scene), synthetic.render(ref), n)
+
+
+def _recorded(monkeypatch, module, name: str, scenes) -> list[tuple[tuple, dict]]:
+    """The arguments of every call the reader makes to module.name while reading `scenes`."""
+    from vision import reader
+
+    calls: list[tuple[tuple, dict]] = []
+    fn = getattr(module, name)
+
+    def record(*args, **kwargs):
+        calls.append((args, kwargs))
+        return fn(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, record)
+    if module is not reader and hasattr(reader, name):
+        monkeypatch.setattr(reader, name, record)
+    for frame, cal in scenes:
+        reader.read(frame, cal, 8)
+    monkeypatch.undo()
+    return calls
+
+
+@pytest.fixture(scope="module")
+def scenes():
+    return [_calibrated_scene(7_000_001, 8, (640, 480)), _calibrated_scene(7_000_002, 8, (640, 480), "cocked")]
+
+
+def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, ring_odd=5):
+    """vision.pips.spots_at as it was written first: one window, one labelling per spot."""
+    from vision.pips import Pip, _median_u8, _window, odd
+
+    sm = cv2.GaussianBlur(resp, (0, 0), max(0.7, 0.5 * r))
+    k = odd(1.3 * r)
+    dil = cv2.dilate(sm, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    t = max(t_low, 4.0 * _median_u8(sm[::4, ::4]) + 2.0)
+    cand = (sm >= dil) & (sm > t)
+    if where is not None:
+        cand &= where
+    out = []
+    allc = _plateaus(cand)
+    if len(allc) == 0:
+        return out
+    H, W = resp.shape
+    h = int(math.ceil(2.2 * r))
+    ix, iy = np.round(allc[:, 0]).astype(int), np.round(allc[:, 1]).astype(int)
+    keep = (ix - h >= 0) & (iy - h >= 0) & (ix + h < W) & (iy + h < H)
+    if base is not None and ring > 0:
+        ang = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+        rx = np.clip(np.round(allc[:, :1] + ring * np.cos(ang)).astype(int), 0, W - 1)
+        ry = np.clip(np.round(allc[:, 1:] + ring * np.sin(ang)).astype(int), 0, H - 1)
+        vals = np.sort(base[ry, rx].astype(np.float32), axis=1)
+        med = (vals[:, 7:8] + vals[:, 8:9]) * 0.5
+        centre = base[np.clip(iy, 0, H - 1), np.clip(ix, 0, W - 1)].astype(np.float32)[:, None]
+        keep &= np.count_nonzero(np.abs(vals - med) > 0.35 * np.abs(centre - med) + 4, axis=1) <= ring_odd
+    yy, xx = _window(h)
+    side = 2 * h + 1
+    for i in np.nonzero(keep)[0]:
+        cx, cy = allc[i]
+        x, y = int(ix[i]), int(iy[i])
+        sub = resp[y - h:y + h + 1, x - h:x + h + 1]
+        peak = float(sm[y, x])
+        own = None
+        near = allc[(np.abs(allc[:, 0] - cx) < 2 * h) & (np.abs(allc[:, 1] - cy) < 2 * h)]
+        if len(near) > 1:
+            gx, gy = xx + (x - cx), yy + (y - cy)
+            others = near[(near[:, 0] != cx) | (near[:, 1] != cy)] - (cx, cy)
+            d_other = (gx - others[:, :1, None]) ** 2 + (gy - others[:, 1:, None]) ** 2
+            own = gx * gx + gy * gy <= d_other.min(axis=0)
+        c = 0
+        for level in (0.5, 0.65, 0.8):
+            m = sub > level * peak
+            if own is not None:
+                m &= own
+            _, lab, st, _ = cv2.connectedComponentsWithStats(m.view(np.uint8), connectivity=4)
+            c = lab[h, h]
+            if c == 0:
+                break
+            x0, y0, w, hh = st[c, :4]
+            if x0 > 0 and y0 > 0 and x0 + w < side and y0 + hh < side:
+                break
+        else:
+            continue
+        if c == 0:
+            continue
+        mo = cv2.moments((lab == c).view(np.uint8), binaryImage=True)
+        area = mo["m00"]
+        if area < 3:
+            continue
+        mx, my = mo["m10"] / area - h, mo["m01"] / area - h
+        cxx, cyy, cxy = mo["mu20"] / area, mo["mu02"] / area, mo["mu11"] / area
+        tr, det = cxx + cyy, cxx * cyy - cxy * cxy
+        disc = math.sqrt(max(0.0, tr * tr / 4 - det))
+        l1, l2 = tr / 2 + disc, max(1e-6, tr / 2 - disc)
+        elong = math.sqrt(l2 / l1)
+        fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))
+        out.append(Pip(x + mx, y + my, math.sqrt(area / math.pi), dark, peak, fill, elong))
+    return out
+
+
+def test_spots_at_is_the_one_spot_at_a_time_loop(monkeypatch, scenes) -> None:
+    """All spots' windows labelled at once give what labelling each spot's window alone gave,
+    on every search the reader makes on rendered scenes (and with touching spots: a six)."""
+    from vision import pips
+
+    calls = _recorded(monkeypatch, pips, "spots_at", scenes)
+    assert len(calls) >= 4
+    found = 0
+    for args, kwargs in calls:
+        fast, slow = pips.spots_at(*args, **kwargs), _spots_at_loop(*args, **kwargs)
+        assert fast == slow  # every field of every spot, to the bit
+        found += len(fast)
+    assert found >= 40
+
+
+def _holes_plain_numpy(frame, f, k) -> bool:
+    """vision.reader._holes_plain as it was written first (numpy medians, a 9-row sort)."""
+    from vision.pips import whiteness
+
+    taken = {(round(u), round(v)) for u, v in LAYOUTS[f.value]}
+    holes = [(u, v) for u in (-1, 0, 1) for v in (-1, 0, 1) if (u, v) not in taken]
+    if not holes:
+        return True
+    uv = list(LAYOUTS[f.value]) + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + holes
+    xy = [f.fit.to_image(u, v) for u, v in uv]
+    xs = np.array([int(round(px / k)) for px, _ in xy])
+    ys = np.array([int(round(py / k)) for _, py in xy])
+    h, w = frame.shape[:2]
+    if xs.min() < 1 or ys.min() < 1 or xs.max() >= w - 1 or ys.max() >= h - 1:
+        return False
+    x0, y0 = int(xs.min()) - 1, int(ys.min()) - 1
+    patch = frame[y0:int(ys.max()) + 2, x0:int(xs.max()) + 2]
+    img = patch if patch.ndim == 2 else (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if f.dark else whiteness(patch))
+    xs, ys = xs - x0, ys - y0
+    nine = np.stack([img[ys + dy, xs + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+    tones = np.sort(nine, axis=0)[4].astype(np.float64)
+    n = len(LAYOUTS[f.value])
+    pip_t, face_t = float(np.median(tones[:n])), float(np.median(tones[n:n + 4]))
+    span = pip_t - face_t
+    if abs(span) < 8:
+        return False
+    return bool(np.all((tones[n + 4:] - face_t) / span < 0.45))
+
+
+def test_holes_plain_is_the_numpy_version(monkeypatch, scenes) -> None:
+    from vision import reader
+
+    calls = _recorded(monkeypatch, reader, "_holes_plain", scenes)
+    assert len(calls) >= 8
+    verdicts = []
+    for args, kwargs in calls:
+        frame, f, k = args[:3]
+        verdicts.append(reader._holes_plain(*args, **kwargs))
+        assert verdicts[-1] == _holes_plain_numpy(frame, f, k)
+        assert reader._holes_plain(frame, f, k) == verdicts[-1]  # without the grey made already
+        assert reader._holes_plain(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), f, k) == _holes_plain_numpy(
+            cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), f, k)
+    assert True in verdicts
+
+
+# ------------------------------------------------------------------ grouping pips into faces
+
+def _fit_layout_first(pts: np.ndarray, affine: bool = True):
+    """vision.pips.fit_layout as it was written first (all ordered pairs, a lambda per assignment)."""
+    from vision.pips import _TABLES, Fit, single
+
+    n = len(pts)
+    if n < 1 or n > 6:
+        return None
+    if n == 1:
+        return single(float(pts[0, 0]), float(pts[0, 1]), 1.0)
+    tz, pairs, pinv, tc, tcc, tmean = _TABLES[n]
+    pl = pts.tolist()
+    pz = [complex(x, y) for x, y in pl]
+    dmax, i, j = -1.0, 0, 0
+    for a in range(n):
+        for b in range(n):
+            dd = abs(pz[a] - pz[b])
+            if dd > dmax:
+                dmax, i, j = dd, a, b
+    best: Fit | None = None
+    rng = range(n)
+    for ti, tj in pairs:
+        s = (pz[j] - pz[i]) / (tz[tj] - tz[ti])
+        b = pz[i] - s * tz[ti]
+        for _ in range(2):
+            assign = []
+            for t in tz:
+                q = s * t + b
+                assign.append(min(rng, key=lambda m: abs(q - pz[m])))
+            if len(set(assign)) != n:
+                break
+            Pz = [pz[m] for m in assign]
+            if affine and n >= 4:
+                # the least-squares affine map, template -> image: pinv @ P
+                r0 = sum(w * p for w, p in zip(pinv[0], Pz))
+                r1 = sum(w * p for w, p in zip(pinv[1], Pz))
+                r2 = sum(w * p for w, p in zip(pinv[2], Pz))
+                a00, a01, a10, a11 = r0.real, r1.real, r0.imag, r1.imag
+                c0, c1 = r2.real, r2.imag
+            else:
+                pc = sum(Pz) / n
+                s2 = sum(t.conjugate() * (p - pc) for t, p in zip(tc, Pz)) / tcc
+                b2 = pc - s2 * tmean
+                a00, a01, a10, a11 = s2.real, -s2.imag, s2.imag, s2.real
+                c0, c1 = b2.real, b2.imag
+            det = abs(a00 * a11 - a01 * a10)
+            if det <= 1e-9:
+                break
+            worst = 0.0
+            for t, p in zip(tz, Pz):
+                rx = t.real * a00 + t.imag * a01 + c0 - p.real
+                ry = t.real * a10 + t.imag * a11 + c1 - p.imag
+                worst = max(worst, rx * rx + ry * ry)
+            err = math.sqrt(worst / det)
+            # singular values of the 2x2 map: s1^2 + s2^2 = |A|_F^2, s1 * s2 = |det A|
+            fro = a00 * a00 + a01 * a01 + a10 * a10 + a11 * a11
+            big = math.sqrt(max(0.0, (fro + math.sqrt(max(0.0, fro * fro - 4 * det * det))) / 2))
+            fit = Fit(n, c0, c1, (a00, a01, a10, a11), err, (det / big) / big if big > 0 else 1.0)
+            if best is None or fit.err < best.err:
+                best = fit
+            # iterate the assignment with the refined transform
+            s = complex(a00, a10)
+            b = complex(c0, c1)
+    return best
+
+
+def _options_first(pips, xy, lim):
+    """vision.dice._options as it was written first (one numpy circle test per pair, every fit made)."""
+    from vision.dice import ALIKE, _valid
+    from vision.pips import single
+
+    n = len(pips)
+    out = []
+    if n == 0:
+        return out
+    r = np.array([p.r for p in pips])
+    dark = np.array([p.dark for p in pips])
+    c = np.array([p.contrast for p in pips])
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    rmax, rmin = np.maximum(r[:, None], r[None, :]), np.minimum(r[:, None], r[None, :])
+    ok = (dark[:, None] == dark[None, :]) & (rmax < 1.6 * rmin) & (np.maximum(c[:, None], c[None, :]) <= ALIKE * np.minimum(c[:, None], c[None, :]))
+    if lim.a_hint:
+        ok &= (d > 2.1 * lim.a_hint) & (d < 3.5 * lim.a_hint)
+    else:
+        ok &= (d > 3.5 * rmax) & (d < 11.0 * rmin)
+    seen = set()
+    for i, j in zip(*np.nonzero(np.triu(ok, 1))):
+        m = (xy[i] + xy[j]) / 2
+        rad = d[i, j] / 2 * 1.12
+        lo, hi = max(c[i], c[j]) / ALIKE, min(c[i], c[j]) * ALIKE
+        inside = np.nonzero((np.hypot(xy[:, 0] - m[0], xy[:, 1] - m[1]) < rad) & (dark == dark[i]) & (c >= lo) & (c <= hi))[0]
+        members = tuple(sorted(set(inside.tolist()) | {int(i), int(j)}))
+        if len(members) > 6 or members in seen:
+            continue
+        seen.add(members)
+        fit = _fit_layout_first(xy[list(members)])
+        if _valid(fit, pips, list(members), lim):
+            dev = abs(fit.a / lim.a_hint - 1.0) if lim.a_hint else 0.0
+            out.append((-len(members), fit.err + dev, fit, members))
+    for k in range(n):
+        out.append((-1, 0.0, single(float(xy[k, 0]), float(xy[k, 1]), 1.0), (k,)))
+    out.sort(key=lambda o: (o[0], o[1]))
+    return out
+
+
+def test_grouping_is_the_first_version(monkeypatch, scenes) -> None:
+    """The faces (every fit, to the bit) and leftovers of every grouping the reader makes on rendered
+    scenes are what the first _options and fit_layout gave; and fit_layout is the first one on
+    random and on exactly symmetric layouts (ties)."""
+    from vision import dice
+
+    calls = _recorded(monkeypatch, dice, "group", scenes)
+    assert len(calls) >= 2
+    for args, kwargs in calls:
+        fast = dice.group(*args, **kwargs)
+        with monkeypatch.context() as m:
+            m.setattr(dice, "_options", _options_first)
+            slow = dice.group(*args, **kwargs)
+        assert fast == slow and len(fast.faces) >= 4
+    rng = np.random.default_rng(5)
+    for n in range(1, 7):
+        for _ in range(200):
+            pts = rng.normal(0, 10, (n, 2)) if rng.random() < 0.5 else (LAYOUTS[n] * rng.integers(1, 9)).astype(float)
+            assert fit_layout(pts) == _fit_layout_first(pts)
