@@ -36,7 +36,7 @@ import numpy as np
 
 from vision import tray
 from vision.dice import Face, Limits, group
-from vision.tilt import THRESHOLD as TILT_THRESHOLD, cocked_scores
+from vision.tilt import cocked_reason, cocked_scores
 from vision.pips import LAYOUTS, Pip, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,12 +46,6 @@ WORK_A = 8.0  # corner-pip offset on the working copy, pixels (pips ~6 px wide)
 T_SPOT = 30.0  # least centre-surround response of a pip (grey levels x 1.5)
 DIE_OVER_A = 3.9  # die side / corner-pip offset
 BIG_PIP = 0.55  # a pip this many corner offsets in radius or more is a big one-pip (or no pip); others are ~0.4
-#: the tilt model's cut for faces where one threshold serves badly. Its scores for flat twos and
-#: fives sit far below the global THRESHOLD (on 1,100 flat twos and fives of our own renders, seeds
-#: 3,000,000 up, all but 6 twos under 0.025 and all fives under 0.08), while 11 of 93 cocked twos
-#: and 3 of 11 cocked fives read as faces scored between that and it: cutting lower there catches
-#: them at no cost on those renders.
-TILT_BY_VALUE = {2: 0.05, 5: 0.15}
 STATUSES = ("ok", "cocked", "off_tray", "unreadable")
 REASONS = ("cocked", "off_tray", "missing", "extra", "unreadable")
 
@@ -412,8 +406,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             # closer than its rows on some dice (flat sixes of our renders go down to 0.91, and the
             # tilt model alone caught every cocked six this rule did: 32 of 39, seeds 3,000,000 up)
             status, why = "cocked", "aniso"
-        elif p_cocked >= TILT_BY_VALUE.get(f.value, TILT_THRESHOLD):
-            status, why = "cocked", f"tilt {p_cocked:.2f}"
+        elif tilt_why := cocked_reason(p_cocked, f.value, f.a / a):  # vision.tilt: score, or a shrunk two/three
+            status, why = "cocked", tilt_why
         dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why, f.dark))
     # pips no face explains and no side face explains: a die that cannot be read
     loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in kept)]

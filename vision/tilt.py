@@ -2,7 +2,8 @@
 
 `cocked_scores(frame, centers, die_px, nadir, angles)` gives each die (found by the reader from
 its pips: the top face's centre and, for 2-6, its yaw) a probability that it is cocked; the
-reader calls a die cocked when the score is >= THRESHOLD.
+reader calls a die cocked when `cocked_reason(score, value, grown)` gives a reason: the score is
+>= THRESHOLD (or a lower cut for some faces, BY_VALUE), or a two's or three's face is shrunk.
 
 How: every die is cut out of the frame as a small grey patch (PATCH x PATCH pixels, the die's top
 face DIE pixels wide: shrunk by a whole factor by area averaging, then turned and scaled by one
@@ -49,6 +50,24 @@ STRIP = 8  # half width of the profiles' strip
 #: validation renders (at most 1 flat die in 2000 over it); stored with the model too.
 THRESHOLD = 0.687422
 
+#: faces where the one THRESHOLD serves badly: the score from which the reader calls a die that
+#: read as this face cocked. The model's scores for flat twos and fives sit far below THRESHOLD
+#: (on 1,100 flat twos and fives read by vision.reader on renders of seeds 3,000,000 up, all but 6
+#: twos under 0.025 and all fives under 0.08), while 11 of 93 cocked twos and 3 of 11 cocked fives
+#: read as those faces scored between that and it: cutting lower there catches them at no cost on
+#: those renders. (Fours look alike, but a cut of 0.15 for them, on two sets of 600 cocked and 600
+#: clean scenes of seeds 4,000,000 up, caught one more cocked scene in each and in the second
+#: called a flat four (score 0.60) cocked too: not taken.)
+BY_VALUE = {2: 0.05, 5: 0.15}
+#: a two or a three (its pips on a diagonal, so the reader's anisotropy check cannot see a tilted
+#: face) whose pips sit closer than this share of a flat die's spacing (the reader's `f.a / a`) is
+#: foreshortened: a tilted top face, or often the steep side face of a cocked die read in its place,
+#: which the model, centred there, takes for a flat die. On ~2,200 flat twos and as many threes read
+#: by vision.reader (renders of seeds 4,000,000 up) flat threes read at 0.947 or more and flat twos
+#: at 0.917 or more but for five at 0.81-0.90 (three called cocked by their score anyway, one read
+#: as off the tray, one a one misread as a two); cocked ones mostly at 0.80-0.94.
+SHRUNK = {2: 0.90, 3: 0.94}
+
 _model: dict | None = None
 
 
@@ -80,6 +99,22 @@ def cocked_scores(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]],
         return np.zeros(0, np.float64)
     X = features(frame_bgr, centers, die_px, nadir, angles)
     return predict(_load(), X).astype(np.float64)
+
+
+def threshold_for(value: int | None) -> float:
+    """The score from which a die read as `value` is cocked (THRESHOLD unless BY_VALUE says)."""
+    return BY_VALUE.get(value, THRESHOLD) if value is not None else THRESHOLD
+
+
+def cocked_reason(score: float, value: int | None, grown: float | None = None) -> str:
+    """Why a die is cocked ("" when it lies flat, as far as this can tell): its score (from
+    cocked_scores) at least threshold_for(value), or, for a two or a three, its face shrunk
+    (grown: the face's pip spacing over a flat die's, None when unknown) under SHRUNK."""
+    if score >= threshold_for(value):
+        return f"tilt {score:.2f}"
+    if grown is not None and value in SHRUNK and grown < SHRUNK[value]:
+        return f"shrunk {grown:.2f}"
+    return ""
 
 
 def predict(model: dict, X: np.ndarray) -> np.ndarray:

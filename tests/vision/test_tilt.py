@@ -128,3 +128,23 @@ def test_hard_scenes_are_the_ones_leaning_towards_the_nadir():
     with_dice = lambda *ds: dataclasses.replace(sc, dice=tuple(ds))  # noqa: E731
     assert tt.is_hard(with_dice(flat, towards)) and tt.is_hard(with_dice(slight))
     assert not tt.is_hard(with_dice(flat, away)) and not tt.is_hard(with_dice(flat))
+
+
+def test_cocked_reason_by_score_face_and_shrunk_face():
+    """The reader's decision: the score against the face's cut, else a two's or three's face shrunk."""
+    assert tilt.threshold_for(None) == tilt.threshold_for(1) == tilt.threshold_for(6) == tilt.THRESHOLD
+    for v, cut in tilt.BY_VALUE.items():
+        assert 0.0 < tilt.threshold_for(v) == cut < tilt.THRESHOLD
+    assert tilt.cocked_reason(0.99, 6, 1.0).startswith("tilt")
+    assert tilt.cocked_reason(tilt.THRESHOLD - 0.01, 6, 1.0) == ""
+    assert tilt.cocked_reason(0.2, 5, 1.0).startswith("tilt")  # fives cut lower
+    assert tilt.cocked_reason(0.2, 4, 1.0) == ""
+    assert tilt.cocked_reason(0.01, 3, 1.0) == ""
+    # a two or three with its pips much closer than a flat die's: foreshortened, cocked
+    for v in (2, 3):
+        assert tilt.cocked_reason(0.0, v, 0.85).startswith("shrunk")
+        assert tilt.cocked_reason(0.0, v, 0.97) == ""  # within a flat die's spread
+        assert tilt.cocked_reason(0.0, v, None) == ""  # spacing unknown
+    # fours to sixes have the reader's anisotropy check; ones have no spacing
+    for v in (1, 4, 5, 6):
+        assert tilt.cocked_reason(0.0, v, 0.85) == ""
