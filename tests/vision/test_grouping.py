@@ -1,0 +1,58 @@
+"""vision.dice.group on hand-placed pips: which faces it takes with a known die size (the reader's
+calibrated path). The hat maps are blank (a plain face everywhere), so only the grouping rules act."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.dice import Limits, alike, group
+from vision.pips import Pip
+
+A = 8.0  # corner-pip offset, working pixels
+LIM = Limits(max_err=0.15, min_aniso=0.8, a_hint=A)
+BLANK = np.zeros((200, 200), np.uint8)
+
+
+def _pip(x: float, y: float, contrast: float = 200.0, r: float = 3.0) -> Pip:
+    return Pip(x, y, r, True, contrast, 1.0, 1.0)
+
+
+def _faces(pips, accept=None):
+    g = group(pips, BLANK, BLANK, LIM, accept)
+    return sorted((f.value, round(f.cx), round(f.cy)) for f in g.faces), g.leftover
+
+
+def test_a_faint_speck_a_diagonal_from_a_one_is_no_two() -> None:
+    # a one's pip and, a two's diagonal away, a speck twenty times fainter (felt fibre, bevel shading)
+    pips = [_pip(100, 100), _pip(100 + 2 * A, 100 + 2 * A, contrast=10.0)]
+    faces, left = _faces(pips)
+    assert faces[0] == (1, 100, 100)  # the one stands
+    assert (2, 108, 108) not in faces
+    # alike contrasts do make the two
+    faces, _ = _faces([_pip(100, 100), _pip(100 + 2 * A, 100 + 2 * A, contrast=120.0)])
+    assert faces == [(2, 108, 108)]
+    assert alike(50, 200) and not alike(40, 200)
+
+
+def test_of_two_pairings_sharing_a_pip_the_right_size_wins() -> None:
+    # an L of three pips: (100,100)-(116,116) is a two of the calibrated size (a = 8); (100,100)-(118,82)
+    # would be one 10% too big. Listed so that the wrong pair comes first.
+    pips = [_pip(100, 100), _pip(100 + 2.2 * A, 100 - 2.2 * A), _pip(100 + 2 * A, 100 + 2 * A)]
+    faces, left = _faces(pips)
+    assert (2, 108, 108) in faces
+    assert not any(v == 2 and cy < 100 for v, cx, cy in faces)
+
+
+def test_a_face_the_caller_refuses_leaves_its_pips_to_the_next() -> None:
+    pips = [_pip(100, 100), _pip(100 + 2 * A, 100 + 2 * A), _pip(100 - 2 * A, 100 + 2 * A)]
+    faces, _ = _faces(pips)
+    first = [f for f in faces if f[0] == 2]
+    assert len(first) == 1
+    refused = first[0]
+    # refuse that two: the other pairing through the shared pip is taken instead
+    faces, _ = _faces(pips, accept=lambda f: (f.value, round(f.cx), round(f.cy)) != refused)
+    assert refused not in faces
+    assert any(v == 2 for v, _, _ in faces)
+    # refuse everything: nothing is read, every pip is left over
+    faces, left = _faces(pips, accept=lambda f: False)
+    assert faces == [] and sorted(left) == [0, 1, 2]
