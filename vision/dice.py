@@ -3,9 +3,12 @@
 A face is accepted only when (1) its pips fit a canonical 1-6 layout, (2) no
 other pip of the same kind lies inside the face it implies (a 6 is never read
 as a 4, two touching 2s never as a 4), and (3) the face between the pips is
-plain: no crevice, edge or stray spot (the hat response there is low). A group
-that fails is not read at all; the reader turns "pips here, but no valid face"
-into "unreadable".
+plain: no crevice, edge or stray spot (the hat response there is low), (4) its
+pips are alike in contrast (ALIKE), and (5) the caller's own look at it (`accept`:
+the reader asks whether a die lies under it) passes. Larger faces come first, and
+among faces of as many pips the better fit, counting the distance from the known
+size. A group that fails is not read at all, and its pips stay for the next
+candidate; the reader turns "pips here, but no valid face" into "unreadable".
 """
 
 from __future__ import annotations
