@@ -87,10 +87,7 @@ def _calibrated_scene(seed: int, n: int, size: tuple[int, int], condition: str =
 
     rng = np.random.default_rng(seed)
     scene = synthetic.random_scene(rng, n, size, condition)
-    ref = synthetic.reference_scene(rng, n, size, tray=scene.tray, lighting=scene.lighting,
-                                    die_size=scene.dice[0].size_px, camera_height=scene.camera_height,
-                                    style=tuple(d.style for d in scene.dice), noise=scene.noise, blur=scene.blur,
-                                    jpeg_quality=scene.jpeg_quality)
+    ref = synthetic.reference_scene(rng, n, like=scene)
     return synthetic.render(scene), calibrate(synthetic.render_empty(scene), synthetic.render(ref), n)
 
 
