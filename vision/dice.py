@@ -147,7 +147,8 @@ def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim
             return None
         fit = single(fit.cx, fit.cy, lim.a_hint if lim.a_hint else 2.2 * r)
     if fit.value == 1 and any(k != members[0] and pips[k].dark == p.dark and pips[k].r > 0.6 * r
-                              and alike(pips[k].contrast, p.contrast) and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
+                              and alike(pips[k].contrast, p.contrast)
+                              and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
                               for k in range(len(pips))):
         return None  # a lone pip with others near it is a face whose other pips did not group
     # no other pip of that kind may sit on the face

@@ -27,6 +27,7 @@ A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
@@ -440,17 +441,19 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
         return False  # a lone spot not in the middle of a die: a pip on a side face, a speck
     if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
         return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
-    if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark):
+    if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark, gray):
         return False  # a corner pip of a two (or five, six) whose other pips were missed: no one
     if f.value >= 2 and not _holes_plain(frame, f, k, gray):
         return False  # a pip where the layout has none (a five read as a four): no face
     return True
 
 
-def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: bool) -> bool:
+def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: bool,
+              gray: np.ndarray | None = None) -> bool:
     """A one's pip sits in the middle of a plain top face: rings from just outside the pip to 1.4
     corner offsets (inside the flat top at any yaw) are one even tone. A two's corner pip is a corner
-    offset from two edges, so those rings run off the die; a five's or six's hold other pips."""
+    offset from two edges, so those rings run off the die; a five's or six's hold other pips.
+    (`gray`: the frame's grey, when made already.)"""
     h, w = frame.shape[:2]
     r0 = max(1.1 * a, 1.6 * r)
     r1 = max(1.4 * a, r0 + 0.3 * a)  # the flat top ends before 1.8 a where its edge is rounded
@@ -459,7 +462,12 @@ def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: b
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
         return False
     patch = frame[y0:y1, x0:x1]
-    img = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if dark else whiteness(patch)) if patch.ndim == 3 else patch
+    if patch.ndim == 2:
+        img = patch
+    elif dark:
+        img = gray[y0:y1, x0:x1] if gray is not None else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    else:
+        img = whiteness(patch)
     img = img.astype(np.float32)
     col = (patch if patch.ndim == 3 else patch[:, :, None]).astype(np.float32)
     cx, cy = x - x0, y - y0
@@ -505,18 +513,11 @@ def _holes_plain(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None =
     nine = img[(ys - y0)[:, None] + _NINE_DY, (xs - x0)[:, None] + _NINE_DX]  # each place's 3x3 pixels
     tones = np.partition(nine, 4, axis=1)[:, 4].astype(np.float64).tolist()
     n = len(LAYOUTS[f.value])
-    pip_t, face_t = _median(tones[:n]), _median(tones[n:n + 4])
+    pip_t, face_t = statistics.median(tones[:n]), statistics.median(tones[n:n + 4])
     span = pip_t - face_t
     if abs(span) < 8:
         return False  # no clear pips after all
     return all((t - face_t) / span < 0.45 for t in tones[n + 4:])
-
-
-def _median(vals: list[float]) -> float:
-    """np.median of a short list of floats."""
-    s = sorted(vals)
-    m = len(s) // 2
-    return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2
 
 
 # per layout: the grid places without a pip; the places _holes_plain samples (pips, between them, holes)

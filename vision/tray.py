@@ -316,6 +316,7 @@ def _ray_radius(P: np.ndarray, c: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 ZONE_INSET = 4.0  # working pixels between a keep zone's outline and the free region found inside it
+ZONE_EDGE_STEPS = (1.0, 0.6, 0.4)  # edge thresholds tried in turn, as fractions of the first
 
 
 def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) -> Poly | None:
@@ -339,9 +340,6 @@ def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) ->
             box = cv2.boxPoints(((cx, cy), (bw + grow, bh + grow), ang)) / s
             return tuple((float(x), float(y)) for x, y in box)
     return None
-
-
-ZONE_EDGE_STEPS = (1.0, 0.6, 0.4)  # edge thresholds tried in turn, as fractions of the first
 
 
 def _zone_rect(edges: np.ndarray, tray_zone: np.ndarray, floor_side: float):
