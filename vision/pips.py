@@ -376,9 +376,16 @@ def _plateaus(mask: np.ndarray) -> np.ndarray:
     return np.stack([np.bincount(group, xs) / count, np.bincount(group, ys) / count], axis=1)
 
 
+EVEN_SHARE = 0.6  # spots_at's t_even applies from this share of the threshold it lowers
+EVEN_STEP = 35.0  # ... to a spot this much brighter (darker) than its wholly even ring
+EVEN_ELONG = 0.8  # ... and is round (its outline's minor over major axis), as a one_sided spot must be
+ONE_SIDED = 0.2  # spots_at's one_sided ring: each sample at least this share of the deepest one's gap
+ONE_SIDED_MIN = 20.0  # ... and at least this many grey levels
+
+
 def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
              where: np.ndarray | None = None, base: np.ndarray | None = None, ring: float = 0.0,
-             ring_odd: int = 5) -> list[Pip]:
+             ring_odd: int = 5, t_even: float | None = None, one_sided: bool = False) -> list[Pip]:
     """Spots of a known radius `r` in a hat response: one per local maximum.
 
     For a calibrated camera the pip size is known, so every local maximum of the
@@ -390,12 +397,22 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
     image the response came from) and `ring` (a radius, px), a spot must sit on a
     plain face: the ring around it is even (a die's corner against its shadow, a
     crevice between dice or a pip on a narrow side face is not): at most `ring_odd` of its 16
-    samples may differ from the rest."""
+    samples may differ from the rest. With `t_even` (and a ring) a weaker spot, from `t_even` up,
+    is a pip too when its ring is wholly even, it stands out from it by EVEN_STEP grey levels and it
+    is round (a low-contrast pip: a white pip with a darker rim on a glossy black die whose top
+    shines grey; a pip on a steep side face is squashed). With `one_sided`
+    a ring that is not even passes when every sample lies well on the far side of the spot's (each
+    darker than a light spot by at least ONE_SIDED of the deepest sample's difference): a white pip
+    near a black die's edge, whose flat top shines grey in the light, is brighter than both the
+    face and the bevel, while a white die's corner against its shadow is not brighter than the die;
+    such a spot must be round too."""
     sm = cv2.GaussianBlur(resp, (0, 0), max(0.7, 0.5 * r))
     k = odd(1.3 * r)
     dil = cv2.dilate(sm, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     t = max(t_low, 4.0 * _median_u8(sm[::4, ::4]) + 2.0)
-    cand = cv2.bitwise_and(cv2.compare(sm, dil, cv2.CMP_GE), cv2.threshold(sm, t, 255, cv2.THRESH_BINARY)[1])
+    weak = t_even is not None and base is not None and ring > 0
+    t_cut = max(t_even, EVEN_SHARE * t) if weak else t
+    cand = cv2.bitwise_and(cv2.compare(sm, dil, cv2.CMP_GE), cv2.threshold(sm, t_cut, 255, cv2.THRESH_BINARY)[1])
     if where is not None:
         cand = cv2.bitwise_and(cand, where.view(np.uint8))
     out: list[Pip] = []
@@ -406,6 +423,7 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
     h = int(math.ceil(2.2 * r))
     ix, iy = np.round(allc[:, 0]).astype(int), np.round(allc[:, 1]).astype(int)
     keep = (ix - h >= 0) & (iy - h >= 0) & (ix + h < W) & (iy + h < H)
+    picky = np.zeros(len(allc), bool)  # spots let in by t_even or a one-sided ring: they must be round
     if base is not None and ring > 0:
         # all rings at once: 16 samples each; a neighbouring pip covers up to two samples on
         # each side, an edge half the ring
@@ -414,11 +432,25 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
         vals = np.sort(base[ry, rx].astype(np.float32), axis=1)
         med = (vals[:, 7:8] + vals[:, 8:9]) * 0.5
         centre = base[np.clip(iy, 0, H - 1), np.clip(ix, 0, W - 1)].astype(np.float32)[:, None]
-        odd_ones = np.count_nonzero(np.abs(vals - med) > 0.35 * np.abs(centre - med) + 4, axis=1)
-        keep &= odd_ones <= ring_odd
+        step = np.abs(centre - med)
+        odd_ones = np.count_nonzero(np.abs(vals - med) > 0.35 * step + 4, axis=1)
+        ring_ok = odd_ones <= ring_odd
+        if one_sided:
+            gap = (vals - centre) if dark else (centre - vals)  # (n, 16): how far each sample is on the far side
+            sided = ~ring_ok & (gap.min(axis=1) >= np.maximum(ONE_SIDED * gap.max(axis=1), ONE_SIDED_MIN))
+            ring_ok |= sided
+            picky |= sided
+        keep &= ring_ok
+        if weak:  # under t: only a spot on a wholly even ring, clearly brighter (darker) than it
+            low = sm[np.clip(iy, 0, H - 1), np.clip(ix, 0, W - 1)] <= t
+            even = (np.count_nonzero(np.abs(vals - med) > 0.2 * step + 3, axis=1) == 0) & (
+                (med - centre if dark else centre - med)[:, 0] >= EVEN_STEP)
+            keep &= ~low | even
+            picky |= low
     sel = np.nonzero(keep)[0]
     if len(sel) == 0:
         return out
+    picky = picky[sel]
     yy, xx = _window(h)
     side = 2 * h + 1
     xs, ys = ix[sel], iy[sel]
@@ -483,6 +515,8 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
         disc = math.sqrt(max(0.0, tr * tr / 4 - det))
         l1, l2 = tr / 2 + disc, max(1e-6, tr / 2 - disc)
         elong = math.sqrt(l2 / l1)
+        if picky[i] and elong < EVEN_ELONG:
+            continue  # a pip on a steep side face is squashed
         fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))  # 1 for a solid ellipse
         out.append(Pip(int(xs[i]) + mx, int(ys[i]) + my, math.sqrt(area / math.pi), dark, float(peaks[i]), fill, elong))
     return out

@@ -116,15 +116,18 @@ def scenes():
     return [_calibrated_scene(7_000_001, 8, (640, 480)), _calibrated_scene(7_000_002, 8, (640, 480), "cocked")]
 
 
-def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, ring_odd=5):
-    """vision.pips.spots_at as it was written first: one window, one labelling per spot."""
-    from vision.pips import Pip, _median_u8, _window, odd
+def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, ring_odd=5, t_even=None,
+                   one_sided=False):
+    """vision.pips.spots_at as it was written first: one window, one labelling per spot (with the
+    faint and one-sided spots' rules written plainly)."""
+    from vision.pips import EVEN_ELONG, EVEN_SHARE, EVEN_STEP, ONE_SIDED, ONE_SIDED_MIN, Pip, _median_u8, _window, odd
 
     sm = cv2.GaussianBlur(resp, (0, 0), max(0.7, 0.5 * r))
     k = odd(1.3 * r)
     dil = cv2.dilate(sm, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     t = max(t_low, 4.0 * _median_u8(sm[::4, ::4]) + 2.0)
-    cand = (sm >= dil) & (sm > t)
+    weak = t_even is not None and base is not None and ring > 0
+    cand = (sm >= dil) & (sm > (max(t_even, EVEN_SHARE * t) if weak else t))
     if where is not None:
         cand &= where
     out = []
@@ -142,7 +145,20 @@ def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, r
         vals = np.sort(base[ry, rx].astype(np.float32), axis=1)
         med = (vals[:, 7:8] + vals[:, 8:9]) * 0.5
         centre = base[np.clip(iy, 0, H - 1), np.clip(ix, 0, W - 1)].astype(np.float32)[:, None]
-        keep &= np.count_nonzero(np.abs(vals - med) > 0.35 * np.abs(centre - med) + 4, axis=1) <= ring_odd
+    picky = np.zeros(len(allc), bool)
+    if base is not None and ring > 0:
+        for i in range(len(allc)):
+            v, m, c = vals[i], float(med[i, 0]), float(centre[i, 0])
+            ok = np.count_nonzero(np.abs(v - m) > 0.35 * abs(c - m) + 4) <= ring_odd
+            if not ok and one_sided:
+                gap = v - c if dark else c - v
+                if gap.min() >= max(ONE_SIDED * gap.max(), ONE_SIDED_MIN):
+                    ok = picky[i] = True
+            if weak and sm[iy[i], ix[i]] <= t:
+                picky[i] = True
+                ok = ok and np.count_nonzero(np.abs(v - m) > 0.2 * abs(c - m) + 3) == 0 and (
+                    (m - c) if dark else (c - m)) >= EVEN_STEP
+            keep[i] &= ok
     yy, xx = _window(h)
     side = 2 * h + 1
     for i in np.nonzero(keep)[0]:
@@ -183,6 +199,8 @@ def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, r
         disc = math.sqrt(max(0.0, tr * tr / 4 - det))
         l1, l2 = tr / 2 + disc, max(1e-6, tr / 2 - disc)
         elong = math.sqrt(l2 / l1)
+        if picky[i] and elong < EVEN_ELONG:
+            continue
         fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))
         out.append(Pip(x + mx, y + my, math.sqrt(area / math.pi), dark, peak, fill, elong))
     return out

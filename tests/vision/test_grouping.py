@@ -56,3 +56,20 @@ def test_a_face_the_caller_refuses_leaves_its_pips_to_the_next() -> None:
     # refuse everything: nothing is read, every pip is left over
     faces, left = _faces(pips, accept=lambda f: False)
     assert faces == [] and sorted(left) == [0, 1, 2]
+
+
+def test_of_two_exact_twos_the_one_of_a_die_s_size_ranks_first() -> None:
+    """The reader keeps one of two faces closer than a die: two pips fit a two exactly, so their
+    strengths tie but for float noise, and then the size decides."""
+    from vision.dice import Face
+    from vision.pips import fit_layout
+    from vision.reader import _rank
+
+    def two(x, y, a, nudge=0.0):
+        fit = fit_layout(np.array([[x - a, y - a], [x + a, y + a]]))
+        return Face(2, fit.cx, fit.cy, fit.a, fit.angle, 3.0, True, nudge, (0, 1), fit)
+
+    right, big = two(100, 100, A), two(96, 96, 1.12 * A)
+    assert _rank(right, A) > _rank(big, A)
+    assert _rank(two(100, 100, A, nudge=6e-14), A) > _rank(big, A)  # the float noise of an exact fit
+    assert _rank(two(100, 100, A, nudge=0.05), A) < _rank(big, A)  # a worse fit still loses

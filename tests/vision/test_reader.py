@@ -161,3 +161,19 @@ def test_a_drawn_two_reads_and_a_two_with_a_faded_pip_is_no_one() -> None:
     frame, cal = _drawn_table([(-1, -1, 25), (1, 1, 200)])
     r = read(frame, cal, 1)
     assert r.verdict == "reroll" and 2 not in r.values
+
+
+def test_a_light_face_against_a_wall_may_measure_bigger_before_it_counts_as_raised() -> None:
+    """A die whose face looks raised near the floor's edge is on the rim (the floor took in rim) -
+    but light pips' spacing reads up to ~9% wide on flat dice, so their cuts are LIGHT_SLACK higher."""
+    from calibration.profile import Calibration
+    from vision.reader import LIGHT_SLACK, _off_tray
+
+    cal = Calibration((640, 480), ((100.0, 100.0), (540.0, 100.0), (540.0, 380.0), (100.0, 380.0)))
+    die = 40.0
+    x, y = 112.0, 240.0  # 0.3 die inside the floor's left edge
+    assert not _off_tray(cal, x, y, die, 1.0, dark=True)
+    assert _off_tray(cal, x, y, die, 1.06, dark=True)  # dark pips read steadily: raised
+    assert not _off_tray(cal, x, y, die, 1.06, dark=False)
+    assert _off_tray(cal, x, y, die, 1.05 + LIGHT_SLACK + 0.01, dark=False)
+    assert _off_tray(cal, 60.0, 240.0, die, 1.0, dark=False)  # a die out from the floor

@@ -75,3 +75,49 @@ def test_a_faint_column_is_found_by_a_second_look_near_the_loose_pips(monkeypatc
     # a clear six reads the same; a blank where the faint column was leaves the half six unread
     assert [f.value for f in reader.detect(_faint_six(30), 16.0, True, kinds="dark").faces] == [6]
     assert reader.detect(_faint_six(230), 16.0, True, kinds="dark").faces == ()
+
+
+def _glossy_black(pips: list[tuple[float, float]], core: int, top: int = 12, face: int = 118, bevel: int = 15,
+                  felt: int = 40) -> np.ndarray:
+    """A whiteness picture of a glossy black die in bright light: its flat top (2 `top` px wide) shines
+    grey (`face`), its wide bevel stays black out to 4 a, and its white pips show as a small bright
+    core (`core`) in a darker rim: a low-contrast pip. a = 8 px."""
+    img = np.full((120, 120), felt, np.uint8)
+    cv2.rectangle(img, (60 - 16, 60 - 16), (60 + 16, 60 + 16), bevel, -1)
+    cv2.rectangle(img, (60 - top, 60 - top), (60 + top, 60 + top), face, -1)
+    for u, v in pips:
+        c = (int(round(60 + u * A)), int(round(60 + v * A)))
+        cv2.circle(img, c, 3, face - 10, -1, cv2.LINE_AA)
+        cv2.circle(img, c, 2, core, -1, cv2.LINE_AA)
+    return cv2.GaussianBlur(img, (0, 0), 0.8)
+
+
+def test_a_faint_light_pip_on_a_wholly_even_face_is_found_with_t_even() -> None:
+    w = _glossy_black([(0, 0)], core=185)
+    _, light = spots_response(None, w, A)
+    assert spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A) == []  # under the threshold
+    found = spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A, t_even=18.0)
+    assert len(found) == 1 and abs(found[0].x - 60) < 1.0 and abs(found[0].y - 60) < 1.0
+    # a fainter speck stays no pip
+    w = _glossy_black([(0, 0)], core=150)
+    _, light = spots_response(None, w, A)
+    assert spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A, t_even=18.0) == []
+
+
+def test_a_light_corner_pip_by_a_black_bevel_passes_a_one_sided_ring() -> None:
+    w = _glossy_black([(1, 1)], core=200, top=11)
+    _, light = spots_response(None, w, A)
+    # the ring around the corner pip runs over the grey top and the black bevel: not even
+    assert spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A) == []
+    found = spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A, one_sided=True)
+    assert len(found) == 1 and abs(found[0].x - 68) < 1.0 and abs(found[0].y - 68) < 1.0
+
+
+def test_a_white_die_corner_against_its_shadow_fails_a_one_sided_ring() -> None:
+    """A white die's corner next to its dark shadow is a light spot, but no brighter than the die."""
+    img = np.full((120, 120), 120, np.uint8)
+    cv2.rectangle(img, (30, 30), (70, 70), 235, -1)
+    cv2.rectangle(img, (70, 40), (90, 80), 25, -1)  # the shadow beside it
+    w = cv2.GaussianBlur(img, (0, 0), 1.0)
+    _, light = spots_response(None, w, A)
+    assert spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A, one_sided=True, t_even=18.0) == []
