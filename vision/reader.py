@@ -45,7 +45,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 WORK_A = 8.0  # corner-pip offset on the working copy, pixels (pips ~6 px wide)
 T_SPOT = 30.0  # least centre-surround response of a pip (grey levels x 1.5)
-T_EVEN = 18.0  # ... of a round light pip on a wholly even face (white pips on a glossy black die whose top shines grey; pips.spots_at)
+# ... of a round light pip on a wholly even face (white pips on a glossy black die whose top shines
+# grey; pips.spots_at)
+T_EVEN = 18.0
 DIE_OVER_A = 3.9  # die side / corner-pip offset
 BIG_PIP = 0.55  # a pip this many corner offsets in radius or more is a big one-pip (or no pip); others are ~0.4
 STATUSES = ("ok", "cocked", "off_tray", "unreadable")
