@@ -486,3 +486,166 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
         fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))  # 1 for a solid ellipse
         out.append(Pip(int(xs[i]) + mx, int(ys[i]) + my, math.sqrt(area / math.pi), dark, float(peaks[i]), fill, elong))
     return out
+
+
+def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float = 0.0,
+                  ring_odd: int = 5) -> list[list[Pip]]:
+    """What [spots_at(resp, dark, r, t_low, where, base, ring, ring_odd) for resp, dark, where, base
+    in jobs] gives (every field of every spot, to the bit), in one pass: each call costs mostly
+    its own overhead (the search boxes are small), so the boxes are stacked into one image, each
+    padded by its own mirror image (what the smoothing and the local-maximum filter see past a
+    box's edge), smoothed and filtered once; each box keeps its own threshold, plateau rule
+    (_plateaus: more than 48 candidate pixels) and neighbours."""
+    n_jobs = len(jobs)
+    out: list[list[Pip]] = [[] for _ in range(n_jobs)]
+    if n_jobs == 0:
+        return out
+    sigma = max(0.7, 0.5 * r)
+    k = odd(1.3 * r)
+    # the 8-bit blur's kernel reaches cvRound(6 sigma + 1) // 2 px, the maximum filter k // 2 more
+    pad = (int(round(6 * sigma + 1)) | 1) // 2 + k // 2 + 2
+    shapes = [job[0].shape for job in jobs]
+    wm = max(s[1] for s in shapes) + 2 * pad
+    tops = np.cumsum([0] + [s[0] + 2 * pad for s in shapes])
+    mos = np.zeros((int(tops[-1]), wm), np.uint8)
+    bmos = np.zeros_like(mos)
+    for j, (resp, _, _, base) in enumerate(jobs):
+        h, w = shapes[j]
+        y = int(tops[j])
+        mos[y:y + h + 2 * pad, :w + 2 * pad] = cv2.copyMakeBorder(resp, pad, pad, pad, pad, cv2.BORDER_REFLECT_101)
+        if base is not None:
+            bmos[y + pad:y + pad + h, pad:pad + w] = base
+    sm = cv2.GaussianBlur(mos, (0, 0), sigma)
+    peak_map = cv2.compare(sm, cv2.dilate(sm, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))), cv2.CMP_GE)
+    # candidates per box: local maxima over the box's threshold (and in its `where`), grouped
+    cents, bids = [], []  # centroids (box coordinates) and the box of each
+    small_pts: list[np.ndarray] = []
+    small_ids: list[int] = []
+    for j, (resp, dark, where, base) in enumerate(jobs):
+        h, w = shapes[j]
+        y = int(tops[j]) + pad
+        smj = sm[y:y + h, pad:pad + w]
+        t = max(t_low, 4.0 * _median_u8(smj[::4, ::4]) + 2.0)
+        cand = cv2.bitwise_and(peak_map[y:y + h, pad:pad + w], cv2.threshold(smj, t, 255, cv2.THRESH_BINARY)[1])
+        if where is not None:
+            cand = cv2.bitwise_and(cand, where.view(np.uint8))
+        pts = cv2.findNonZero(cand)
+        if pts is None:
+            continue
+        if len(pts) > 48:
+            c = _plateaus(cand)
+            cents.append(c)
+            bids.append(np.full(len(c), j))
+        else:
+            small_pts.append(pts.reshape(-1, 2).astype(np.int64))
+            small_ids.append(j)
+    if small_pts:
+        # the other boxes' plateaus together (_plateaus' grouping; pixels of different boxes never touch)
+        pts = np.concatenate(small_pts)
+        box = np.concatenate([np.full(len(p), j) for p, j in zip(small_pts, small_ids)])
+        xs, ys = pts[:, 0], pts[:, 1]
+        n = len(xs)
+        near = (np.abs(xs[:, None] - xs[None, :]) <= 1) & (np.abs(ys[:, None] - ys[None, :]) <= 1) & (box[:, None] == box[None, :])
+        roots = np.arange(n)
+        if np.count_nonzero(near) > n:
+            while True:
+                nxt = np.where(near, roots[None, :], n).min(axis=1)
+                if np.array_equal(nxt, roots):
+                    break
+                roots = nxt
+        first, group = np.unique(roots, return_inverse=True)
+        count = np.bincount(group)
+        cents.append(np.stack([np.bincount(group, xs) / count, np.bincount(group, ys) / count], axis=1))
+        bids.append(box[first])
+    if not cents:
+        return out
+    allc = np.concatenate(cents)
+    bid = np.concatenate(bids)
+    order = np.argsort(bid, kind="stable")  # box by box, each box's plateaus in their own order
+    allc, bid = allc[order], bid[order]
+    Ws = np.array([s[1] for s in shapes])[bid]
+    Hs = np.array([s[0] for s in shapes])[bid]
+    oy = (tops[:-1] + pad)[bid]  # each candidate's box origin in the stacked image (x: pad)
+    h = int(math.ceil(2.2 * r))
+    ix, iy = np.round(allc[:, 0]).astype(int), np.round(allc[:, 1]).astype(int)
+    keep = (ix - h >= 0) & (iy - h >= 0) & (ix + h < Ws) & (iy + h < Hs)
+    ringed = np.array([job[3] is not None and ring > 0 for job in jobs])[bid]
+    if ringed.any():
+        rg = np.nonzero(ringed)[0]
+        c = allc[rg]
+        Wr, Hr = (Ws[rg] - 1)[:, None], (Hs[rg] - 1)[:, None]
+        rx = np.clip(np.round(c[:, :1] + ring * _RING_COS).astype(int), 0, Wr)
+        ry = np.clip(np.round(c[:, 1:] + ring * _RING_SIN).astype(int), 0, Hr)
+        vals = np.sort(bmos[ry + oy[rg][:, None], rx + pad].astype(np.float32), axis=1)
+        med = (vals[:, 7:8] + vals[:, 8:9]) * 0.5
+        centre = bmos[np.clip(iy[rg], 0, Hr[:, 0]) + oy[rg], np.clip(ix[rg], 0, Wr[:, 0]) + pad].astype(np.float32)[:, None]
+        odd_ones = np.count_nonzero(np.abs(vals - med) > 0.35 * np.abs(centre - med) + 4, axis=1)
+        keep[rg] &= odd_ones <= ring_odd
+    sel = np.nonzero(keep)[0]
+    if len(sel) == 0:
+        return out
+    yy, xx = _window(h)
+    side = 2 * h + 1
+    xs, ys = ix[sel], iy[sel]
+    cxs, cys = allc[sel, 0], allc[sel, 1]
+    gxs, gys = xs + pad, ys + oy[sel]  # in the stacked image
+    peaks = sm[gys, gxs].astype(np.float64)
+    subs = mos[gys[:, None, None] + yy, gxs[:, None, None] + xx]
+    dx = allc[None, :, 0] - cxs[:, None]
+    dy = allc[None, :, 1] - cys[:, None]
+    other = (np.abs(dx) < 2 * h) & (np.abs(dy) < 2 * h) & ((dx != 0) | (dy != 0)) & (bid[None, :] == bid[sel][:, None])
+    own = np.ones(subs.shape, bool)
+    ps, pj = np.nonzero(other)
+    if len(ps):
+        gx = xx + (xs - cxs)[:, None, None]
+        gy = yy + (ys - cys)[:, None, None]
+        d_other = (gx[ps] - dx[ps, pj][:, None, None]) ** 2 + (gy[ps] - dy[ps, pj][:, None, None]) ** 2
+        starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+        has = ps[starts]
+        own[has] = gx[has] * gx[has] + gy[has] * gy[has] <= np.minimum.reduceat(d_other, starts, axis=0)
+    comp = np.zeros(subs.shape, bool)
+    done = np.zeros(len(sel), bool)
+    active = np.arange(len(sel))
+    for level in (0.5, 0.65, 0.8):
+        if len(active) == 0:
+            break
+        n = len(active)
+        stack = np.zeros((n, side + 1, side), np.uint8)
+        stack[:, :side] = (subs[active] > (level * peaks[active])[:, None, None]) & own[active]
+        _, lab, st, _ = cv2.connectedComponentsWithStats(stack.reshape(-1, side), connectivity=4)
+        lab = lab.reshape(n, side + 1, side)[:, :side]
+        c = lab[:, h, h]
+        x0, w, hh = st[c, 0], st[c, 2], st[c, 3]
+        y0 = st[c, 1] - np.arange(n) * (side + 1)
+        closed = (c > 0) & (x0 > 0) & (y0 > 0) & (x0 + w < side) & (y0 + hh < side)
+        comp[active[closed]] = lab[closed] == c[closed][:, None, None]
+        done[active[closed]] = True
+        active = active[(c > 0) & ~closed]
+    fin = np.nonzero(done)[0]
+    if len(fin) == 0:
+        return out
+    cm = comp[fin]
+    t = np.arange(side)
+    colsum, rowsum = cm.sum(axis=1), cm.sum(axis=2)
+    m00 = colsum.sum(axis=1)
+    m10, m20 = colsum @ t, colsum @ (t * t)
+    m01, m02 = rowsum @ t, rowsum @ (t * t)
+    m11 = np.einsum("nyx,y,x->n", cm.astype(np.int64), t, t)
+    sel_bid = bid[sel].tolist()
+    for k, i in enumerate(fin.tolist()):
+        area = float(m00[k])
+        if area < 3:
+            continue
+        inv = 1.0 / area
+        mcx, mcy = float(m10[k]) * inv, float(m01[k]) * inv
+        mu20, mu11, mu02 = float(m20[k]) - float(m10[k]) * mcx, float(m11[k]) - float(m10[k]) * mcy, float(m02[k]) - float(m01[k]) * mcy
+        mx, my = float(m10[k]) / area - h, float(m01[k]) / area - h
+        cxx, cyy, cxy = mu20 / area, mu02 / area, mu11 / area
+        tr, det = cxx + cyy, cxx * cyy - cxy * cxy
+        disc = math.sqrt(max(0.0, tr * tr / 4 - det))
+        l1, l2 = tr / 2 + disc, max(1e-6, tr / 2 - disc)
+        elong = math.sqrt(l2 / l1)
+        fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))
+        j = sel_bid[i]
+        out[j].append(Pip(int(xs[i]) + mx, int(ys[i]) + my, math.sqrt(area / math.pi), jobs[j][1], float(peaks[i]), fill, elong))
+    return out

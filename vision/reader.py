@@ -38,7 +38,7 @@ import numpy as np
 from vision import tray
 from vision.dice import Face, Limits, group
 from vision.tilt import cocked_reason, cocked_scores
-from vision.pips import LAYOUTS, Pip, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_response, odd as _odd, scaled as _scaled
+from vision.pips import LAYOUTS, Pip, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_at_many, spots_response, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
@@ -195,6 +195,8 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         spots: list[Pip] = []
         maps: list[tuple] = []  # per search box: its origin, responses, images and mask (for a second look)
         want_dark, want_light = kinds != "light", kinds != "dark"
+        kb = cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(1.1 * a), _odd(1.1 * a)))
+        hats_at: list[tuple] = []  # per search box: its place and plain-face maps
         for x0, y0, x1, y1 in (rois if rois is not None else [(0, 0, W, H)]):
             X0, Y0 = int(x0 * scale), int(y0 * scale)
             X1, Y1 = min(ww, int(math.ceil(x1 * scale))), min(wh, int(math.ceil(y1 * scale)))
@@ -209,11 +211,8 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             mn = whiteness(work) if want_light else None
             d, l = spots_response(g if want_dark else None, mn, a)
             # for the plain-face check: how far each pixel stands out from the face around it
-            kb = cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(1.1 * a), _odd(1.1 * a)))
-            if want_dark:
-                dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, kb))
-            if want_light:
-                light[Y0:Y1, X0:X1] = np.maximum(light[Y0:Y1, X0:X1], cv2.morphologyEx(mn, cv2.MORPH_TOPHAT, kb))
+            hats_at.append((X0, Y0, X1, Y1, cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, kb) if want_dark else None,
+                            cv2.morphologyEx(mn, cv2.MORPH_TOPHAT, kb) if want_light else None))
             where = None
             if changed is not None:
                 ch, cw = changed.shape
@@ -222,14 +221,28 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                               int(X0 * sx):max(int(X0 * sx) + 1, int(math.ceil(X1 * sx)))]
                 where = cv2.resize(sub.astype(np.uint8), (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_NEAREST) > 0
             maps.append((X0, Y0, d, l, g, mn, where))
+        # the spots of every box in one pass (vision.pips.spots_at_many: what a call per box gives)
+        jobs = []
+        for X0, Y0, d, l, g, mn, where in maps:
+            if want_dark:
+                jobs.append((d, True, where, g))
+            if want_light:
+                jobs.append((l, False, where, mn))
+        first = iter(spots_at_many(jobs, 0.38 * a, T_SPOT, ring=0.6 * a))
+        big = iter(_big_spots_many([g for _, _, _, _, g, _, _ in maps], a) if want_dark else [])
+        for X0, Y0, X1, Y1, bh, th in hats_at:
+            if want_dark:
+                dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], bh)
+            if want_light:
+                light[Y0:Y1, X0:X1] = np.maximum(light[Y0:Y1, X0:X1], th)
             found = []
             if want_dark:
-                found += spots_at(d, True, 0.38 * a, T_SPOT, where, base=g, ring=0.6 * a)
+                found += next(first)
             if want_light:
-                found += spots_at(l, False, 0.38 * a, T_SPOT, where, base=mn, ring=0.6 * a)
+                found += next(first)
             if want_dark:
                 # a big coloured one-pip (twice a pip's size) answers a wider centre-surround
-                found += [p for p in _big_spots(g, a)
+                found += [p for p in next(big)
                           if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
             _add_spots(spots, found, X0, Y0, dark, light, 1.5)
     else:
@@ -276,6 +289,23 @@ def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
     half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     found = spots_at(spots_response(half, None, 1.1 * a)[0], True, 0.4 * a, T_SPOT, base=half, ring=0.625 * a)
     return [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
+
+
+def _big_spots_many(gs: list[np.ndarray], a: float) -> list[list[Pip]]:
+    """[_big_spots(g, a) for g in gs], the halved boxes' spots in one pass (spots_at_many)."""
+    out: list[list[Pip] | None] = [None] * len(gs)
+    jobs, at = [], []
+    for i, g in enumerate(gs):
+        h, w = g.shape
+        if h < 32 or w < 32:
+            out[i] = _big_spots(g, a)
+            continue
+        half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        jobs.append((spots_response(half, None, 1.1 * a)[0], True, None, half))
+        at.append(i)
+    for i, found in zip(at, spots_at_many(jobs, 0.4 * a, T_SPOT, ring=0.625 * a)):
+        out[i] = [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
+    return out  # type: ignore[return-value]
 
 
 T_SECOND = 20.0  # the second look's least response (T_SPOT for the first)
