@@ -83,19 +83,20 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
     h, w = resp.shape
     if fit.value == 1:  # yaw unknown: the disc that fits inside the face at any yaw
         rad = 1.3 * fit.a
-        corners = np.array([[fit.cx - rad, fit.cy - rad], [fit.cx + rad, fit.cy + rad]], np.float32)
+        corners = [[fit.cx - rad, fit.cy - rad], [fit.cx + rad, fit.cy + rad]]
     else:
-        corners = np.array([fit.to_image(u * PLAIN_HALF, v * PLAIN_HALF) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
-                           np.float32)
-    x0, y0 = np.floor(corners.min(0)).astype(int)
-    x1, y1 = np.ceil(corners.max(0)).astype(int) + 1
+        corners = [fit.to_image(u * PLAIN_HALF, v * PLAIN_HALF) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    corners = np.array(corners, np.float32).tolist()  # (the corners as float32, in plain Python)
+    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+    x0, y0 = math.floor(min(xs)), math.floor(min(ys))
+    x1, y1 = math.ceil(max(xs)) + 1, math.ceil(max(ys)) + 1
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
         return False  # face cut by the image edge: do not guess
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     if fit.value == 1:
         cv2.circle(mask, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(1.3 * fit.a)), 1, -1)
     else:  # the square without its corners: a die's rounded corners catch the light there
-        cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
+        cv2.fillConvexPoly(mask, np.array([[round(x - x0), round(y - y0)] for x, y in corners], np.int32), 1)
         disc = np.zeros_like(mask)
         cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(PLAIN_DISC * fit.a)), 1, -1)
         mask &= disc
@@ -128,7 +129,7 @@ def _valid(fit: Fit | None, pips: list[Pip], members: list[int], lim: Limits) ->
     if max(rs) > 1.6 * min(rs):
         return False
     if fit.value > 1:
-        ratio = float(np.mean(rs)) / fit.a
+        ratio = sum(rs) / len(rs) / fit.a  # (np.mean's value for up to six numbers)
         if not (R_OVER_A[0] <= ratio <= R_OVER_A[1]):
             return False
     return True
@@ -139,21 +140,31 @@ def _one_reach(r: float, r_other: float, lim: Limits) -> float:
     return 2.1 * lim.a_hint if lim.a_hint else 11.0 * min(r, r_other)
 
 
-def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim: Limits) -> Face | None:
+def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim: Limits,
+            arr: tuple[np.ndarray, ...] | None = None) -> Face | None:
+    """The face `fit` of pips `members`, checked (see the module docstring); None when it fails.
+    `arr`: the pips' x, y, r, dark and contrast as arrays (group makes them once)."""
     p = pips[members[0]]
     r = sum(pips[k].r for k in members) / len(members)
     if fit.value == 1:
         if lim.one_min_r is not None and r < lim.one_min_r:
             return None
         fit = single(fit.cx, fit.cy, lim.a_hint if lim.a_hint else 2.2 * r)
-    if fit.value == 1 and any(k != members[0] and pips[k].dark == p.dark and pips[k].r > 0.6 * r
-                              and alike(pips[k].contrast, p.contrast)
-                              and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
-                              for k in range(len(pips))):
-        return None  # a lone pip with others near it is a face whose other pips did not group
-    # no other pip of that kind may sit on the face
-    if any(k not in members and pips[k].dark == p.dark and alike(pips[k].contrast, p.contrast)
-           and _inside(fit, pips[k].x, pips[k].y, 1.45) for k in range(len(pips))):
+    X, Y, R, D, C = arr if arr is not None else _arrays(pips)
+    # pips of the face's kind and of a contrast alike with its first pip's
+    like = (D == p.dark) & (np.maximum(C, p.contrast) <= ALIKE * np.minimum(C, p.contrast))
+    if fit.value == 1:
+        like1 = like & (R > 0.6 * r)
+        like1[members[0]] = False
+        if any(math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
+               for k in np.flatnonzero(like1).tolist()):
+            return None  # a lone pip with others near it is a face whose other pips did not group
+    # no other pip of that kind may sit on the face (Fit.to_face of every pip at once)
+    a00, a01, a10, a11 = fit.A
+    det = a00 * a11 - a01 * a10
+    dx, dy = X - fit.cx, Y - fit.cy
+    like[list(members)] = False
+    if np.any(like & (np.abs((a11 * dx - a01 * dy) / det) < 1.45) & (np.abs((-a10 * dx + a00 * dy) / det) < 1.45)):
         return None
     cs = [pips[k].contrast for k in members]
     if not alike(min(cs), max(cs)):
@@ -162,6 +173,13 @@ def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim
     if not _plain(resp, pips, members, fit, contrast):
         return None
     return Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, tuple(members), fit)
+
+
+def _arrays(pips: list[Pip]) -> tuple[np.ndarray, ...]:
+    """The pips' x, y, r, dark and contrast, each as an array."""
+    return (np.array([p.x for p in pips], np.float64), np.array([p.y for p in pips], np.float64),
+            np.array([p.r for p in pips], np.float64), np.array([p.dark for p in pips], bool),
+            np.array([p.contrast for p in pips], np.float64))
 
 
 def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, float, Fit, tuple[int, ...]]]:
@@ -197,8 +215,11 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
         inside = ((np.hypot(xy[None, :, 0] - m[:, :1], xy[None, :, 1] - m[:, 1:]) < rad[:, None])
                   & (dark[None, :] == dark[I][:, None]) & (c[None, :] >= lo[:, None]) & (c[None, :] <= hi[:, None]))
         rs = r.tolist()
-        for i, j, row in zip(I.tolist(), J.tolist(), inside.tolist()):
-            members = tuple(sorted({k for k, b in enumerate(row) if b} | {i, j}))
+        rows, cols = np.nonzero(inside)
+        ends = np.searchsorted(rows, np.arange(1, len(I) + 1)).tolist()
+        cols = cols.tolist()
+        for q, (i, j) in enumerate(zip(I.tolist(), J.tolist())):
+            members = tuple(sorted(set(cols[ends[q - 1] if q else 0:ends[q]]) | {i, j}))
             if len(members) > 6 or members in seen:
                 continue
             seen.add(members)
@@ -225,10 +246,11 @@ def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Lim
     xy = np.array([[p.x, p.y] for p in pips]) if pips else np.zeros((0, 2))
     faces: list[Face] = []
     used: set[int] = set()
+    arr = _arrays(pips)
     for _, _, fit, members in _options(pips, xy, lim):
         if used.intersection(members):
             continue
-        face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim)
+        face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim, arr)
         if face is not None and (accept is None or accept(face)):
             faces.append(face)
             used.update(members)

@@ -478,6 +478,10 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     return True
 
 
+_RING24 = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+_RING24_COS, _RING24_SIN = np.cos(_RING24), np.sin(_RING24)
+
+
 def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: bool,
               gray: np.ndarray | None = None) -> bool:
     """A one's pip sits in the middle of a plain top face: rings from just outside the pip to 1.4
@@ -501,10 +505,9 @@ def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: b
     img = img.astype(np.float32)
     col = (patch if patch.ndim == 3 else patch[:, :, None]).astype(np.float32)
     cx, cy = x - x0, y - y0
-    angs = np.linspace(0, 2 * math.pi, 24, endpoint=False)
     rad = np.linspace(r0, r1, 3)[:, None]
-    xs = np.clip(np.round(cx + rad * np.cos(angs)).astype(int), 0, img.shape[1] - 1).ravel()
-    ys = np.clip(np.round(cy + rad * np.sin(angs)).astype(int), 0, img.shape[0] - 1).ravel()
+    xs = np.clip(np.round(cx + rad * _RING24_COS).astype(int), 0, img.shape[1] - 1).ravel()
+    ys = np.clip(np.round(cy + rad * _RING24_SIN).astype(int), 0, img.shape[0] - 1).ravel()
     vals = img[ys, xs]
     med = float(np.median(vals))
     contrast = abs(float(img[int(round(cy)), int(round(cx))]) - med)
@@ -667,8 +670,7 @@ def _has_body(body: tuple[np.ndarray, float], x: float, y: float, radius: float,
     y0, y1 = max(0, int(cy - r)), min(h, int(cy + r) + 1)
     if x1 <= x0 or y1 <= y0:
         return False
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= r * r
+    inside = (np.arange(x0, x1)[None, :] - cx) ** 2 + (np.arange(y0, y1)[:, None] - cy) ** 2 <= r * r
     vals = diff[y0:y1, x0:x1][inside]
     return vals.size > 0 and np.count_nonzero(vals > 18) > share * vals.size
 
@@ -680,11 +682,12 @@ def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) ->
     cx, cy, r = x * s, y * s, max(2.0, 2.2 * a * s)
     x0, x1 = max(0, int(cx - r)), min(w, int(cx + r) + 1)
     y0, y1 = max(0, int(cy - r)), min(h, int(cy + r) + 1)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    m = ((xx - cx) ** 2 + (yy - cy) ** 2 <= r * r) & (diff[y0:y1, x0:x1] > 18)
-    if not m.any():
+    m = (((np.arange(x0, x1)[None, :] - cx) ** 2 + (np.arange(y0, y1)[:, None] - cy) ** 2 <= r * r)
+         & (diff[y0:y1, x0:x1] > 18))
+    iy, ix = np.nonzero(m)  # (the pixels in raster order, as the grid's mask picked them)
+    if len(ix) == 0:
         return float("inf")
-    return math.hypot(float(xx[m].mean()) - cx, float(yy[m].mean()) - cy) / s
+    return math.hypot(float((ix + x0).mean()) - cx, float((iy + y0).mean()) - cy) / s
 
 
 def _read_free(gray: np.ndarray) -> tuple[list[DieReading], tuple[str, ...]]:
