@@ -141,7 +141,7 @@ def _one_reach(r: float, r_other: float, lim: Limits) -> float:
 
 
 def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim: Limits,
-            arr: tuple[np.ndarray, ...] | None = None) -> Face | None:
+            arr: tuple[np.ndarray, ...] | None = None, memo: dict | None = None) -> Face | None:
     """The face `fit` of pips `members`, checked (see the module docstring); None when it fails.
     `arr`: the pips' x, y, r, dark and contrast as arrays (group makes them once)."""
     p = pips[members[0]]
@@ -170,7 +170,13 @@ def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim
     if not alike(min(cs), max(cs)):
         return None  # one face's pips are about alike: not a pip paired with a faint speck
     contrast = statistics.median(cs)
-    if not _plain(resp, pips, members, fit, contrast):
+    key = ("plain", tuple(members), fit, contrast)
+    plain = memo.get(key) if memo is not None else None
+    if plain is None:
+        plain = _plain(resp, pips, members, fit, contrast)
+        if memo is not None:
+            memo[key] = plain
+    if not plain:
         return None
     return Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, tuple(members), fit)
 
@@ -182,7 +188,7 @@ def _arrays(pips: list[Pip]) -> tuple[np.ndarray, ...]:
             np.array([p.contrast for p in pips], np.float64))
 
 
-def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, float, Fit, tuple[int, ...]]]:
+def _options(pips: list[Pip], xy: np.ndarray, lim: Limits, memo: dict | None = None) -> list[tuple[int, float, Fit, tuple[int, ...]]]:
     """Candidate faces, best first: (-pips, err, fit, members).
 
     Every layout's farthest pair is a diagonal and every other pip of the face
@@ -226,7 +232,12 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
             mr = [rs[k] for k in members]
             if max(mr) > 1.6 * min(mr):
                 continue  # _valid would refuse it whatever the fit
-            fit = fit_layout(xy[list(members)])
+            if memo is not None and ("fit", members) in memo:
+                fit = memo["fit", members]
+            else:
+                fit = fit_layout(xy[list(members)])
+                if memo is not None:
+                    memo["fit", members] = fit
             if _valid(fit, pips, list(members), lim):
                 # with a known size, how far the face is from it counts too: two pips always fit a two
                 # exactly, and of two pairings that share a pip the one of the right size is the die's
@@ -239,19 +250,29 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
 
 
 def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Limits = Limits(),
-          accept: Callable[[Face], bool] | None = None) -> Grouping:
+          accept: Callable[[Face], bool] | None = None, memo: dict | None = None) -> Grouping:
     """Partition the pips into verified faces: the largest, best-fitting layouts first. `accept`: the
     caller's own look at a face (is there a die under it?) before it is taken; a face it refuses
-    leaves its pips to the next candidate."""
+    leaves its pips to the next candidate. `memo`: a dict the caller keeps between groupings of the
+    same pips (a later list may add pips at the end; the same maps, limits and `accept`): the fits,
+    plain-face checks and `accept`'s answers made already are taken from it."""
     xy = np.array([[p.x, p.y] for p in pips]) if pips else np.zeros((0, 2))
     faces: list[Face] = []
     used: set[int] = set()
     arr = _arrays(pips)
-    for _, _, fit, members in _options(pips, xy, lim):
+    for _, _, fit, members in _options(pips, xy, lim, memo):
         if used.intersection(members):
             continue
-        face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim, arr)
-        if face is not None and (accept is None or accept(face)):
+        face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim, arr, memo)
+        if face is None:
+            continue
+        if accept is not None and memo is not None:
+            if ("accept", face) not in memo:
+                memo["accept", face] = accept(face)
+            ok = memo["accept", face]
+        else:
+            ok = accept is None or accept(face)
+        if ok:
             faces.append(face)
             used.update(members)
     leftover = tuple(k for k in range(len(pips)) if k not in used)
