@@ -318,9 +318,25 @@ def _add_spots(spots: list[Pip], found: list[Pip], X0: int, Y0: int, dark: np.nd
     """Add the spots `found` in a search box at (X0, Y0) to `spots` (working coordinates), each unless
     a like spot lies within `apart` px; the new ones' contrast is measured on the plain-face map (the
     scale the face check measures against). Returns the added ones."""
-    added = []
-    for p in found:
-        if not any(q.dark == p.dark and abs(q.x - p.x - X0) < apart and abs(q.y - p.y - Y0) < apart for q in spots):
+    added: list[Pip] = []
+    if not found:
+        return added
+    # which like spots lie within `apart`: of those there already, and of the found ones (once added:
+    # at p.x + X0, p.y + Y0); the same differences as spot by spot, all at once
+    fx, fy = np.array([p.x for p in found]), np.array([p.y for p in found])
+    fd = np.array([p.dark for p in found])
+    near_old = np.zeros(len(found), bool)
+    if spots:
+        sx, sy = np.array([q.x for q in spots]), np.array([q.y for q in spots])
+        sd = np.array([q.dark for q in spots])
+        near_old = ((sd[None, :] == fd[:, None]) & (np.abs(sx[None, :] - fx[:, None] - X0) < apart)
+                    & (np.abs(sy[None, :] - fy[:, None] - Y0) < apart)).any(axis=1)
+    near_new = ((fd[None, :] == fd[:, None]) & (np.abs((fx + X0)[None, :] - fx[:, None] - X0) < apart)
+                & (np.abs((fy + Y0)[None, :] - fy[:, None] - Y0) < apart)).tolist()  # [i][j]: i near j added
+    taken: list[int] = []
+    for i, p in enumerate(found):
+        if not near_old[i] and not any(near_new[i][j] for j in taken):
+            taken.append(i)
             pm = dark if p.dark else light
             px, py = int(round(p.x + X0)), int(round(p.y + Y0))
             c = float(pm[max(0, py - 1):py + 2, max(0, px - 1):px + 2].max())
@@ -334,8 +350,7 @@ def _second_look(loose: list[Pip], spots: list[Pip], maps: list[tuple], a: float
                  light: np.ndarray) -> list[Pip]:
     """Fainter spots within a die's reach of the loose pips (working coordinates), other than the
     `spots` found already: responses down to T_SECOND, rings with up to SECOND_ODD odd samples of 16."""
-    have = list(spots)
-    out: list[Pip] = []
+    jobs, places = [], []
     for X0, Y0, d, l, g, mn, where in maps:
         h, w = g.shape
         for is_dark, resp, base in ((True, d, g), (False, l, mn)):
@@ -347,11 +362,15 @@ def _second_look(loose: list[Pip], spots: list[Pip], maps: list[tuple], a: float
             near = np.zeros((h, w), np.uint8)
             for p in here:
                 cv2.circle(near, (int(round(p.x - X0)), int(round(p.y - Y0))), int(round(3.0 * a)), 1, -1)
-            m = near > 0 if where is None else (near > 0) & where
-            found = spots_at(resp, is_dark, 0.38 * a, T_SECOND, m, base=base, ring=0.6 * a, ring_odd=SECOND_ODD)
-            # clear on the plain-face map (a third of the loose pips' contrast), not a glint
-            least = 0.3 * float(np.median([p.contrast for p in here]))
-            out += [p for p in _add_spots(have, found, X0, Y0, dark, light, 0.5 * a) if p.contrast >= least]
+            jobs.append((resp, is_dark, near > 0 if where is None else (near > 0) & where, base))
+            places.append((X0, Y0, here))
+    # every box's search in one pass (spots_at_many), then added box by box as before
+    have = list(spots)
+    out: list[Pip] = []
+    for (X0, Y0, here), found in zip(places, spots_at_many(jobs, 0.38 * a, T_SECOND, ring=0.6 * a, ring_odd=SECOND_ODD)):
+        # clear on the plain-face map (a third of the loose pips' contrast), not a glint
+        least = 0.3 * float(np.median([p.contrast for p in here]))
+        out += [p for p in _add_spots(have, found, X0, Y0, dark, light, 0.5 * a) if p.contrast >= least]
     return out
 
 
