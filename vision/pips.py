@@ -325,13 +325,13 @@ _RING_SIN = np.sin(np.linspace(0, 2 * math.pi, 16, endpoint=False))
 
 
 def _median_u8(img: np.ndarray) -> float:
-    """np.median of a uint8 image, from its histogram (one C call, no sort)."""
-    hist = np.cumsum(cv2.calcHist([np.ascontiguousarray(img)], [0], None, [256], [0, 256]).ravel())
-    n = hist[-1]
-    lo = int(np.searchsorted(hist, (n + 1) // 2))  # the ceil(n/2)-th smallest value
+    """np.median of a uint8 image (a view, e.g. every fourth pixel), by a partial sort: a quarter of its time."""
+    v = img.ravel()  # (a copy for a strided view)
+    n = v.size
     if n % 2:
-        return float(lo)
-    return (lo + int(np.searchsorted(hist, n // 2 + 1))) / 2.0
+        return float(np.partition(v, n // 2)[n // 2])
+    part = np.partition(v, (n // 2 - 1, n // 2))
+    return (int(part[n // 2 - 1]) + int(part[n // 2])) / 2.0
 
 
 _WINDOWS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -436,7 +436,7 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
         gx = xx + (xs - cxs)[:, None, None]  # window pixels relative to each spot's centre
         gy = yy + (ys - cys)[:, None, None]
         d_other = (gx[ps] - dx[ps, pj][:, None, None]) ** 2 + (gy[ps] - dy[ps, pj][:, None, None]) ** 2
-        starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+        starts = np.flatnonzero(np.concatenate(([True], ps[1:] != ps[:-1])))
         has = ps[starts]
         own[has] = gx[has] * gx[has] + gy[has] * gy[has] <= np.minimum.reduceat(d_other, starts, axis=0)
     # cut each spot's outline at half its peak, higher when that outline runs out of the window (into
@@ -567,19 +567,21 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
     Hs = np.array([s[0] for s in shapes])[bid]
     oy = (tops[:-1] + pad)[bid]  # each candidate's box origin in the stacked image (x: pad)
     h = int(math.ceil(2.2 * r))
-    ix, iy = np.round(allc[:, 0]).astype(int), np.round(allc[:, 1]).astype(int)
+    ix, iy = allc[:, 0].round().astype(int), allc[:, 1].round().astype(int)
     keep = (ix - h >= 0) & (iy - h >= 0) & (ix + h < Ws) & (iy + h < Hs)
     ringed = np.array([job[3] is not None and ring > 0 for job in jobs])[bid]
     if ringed.any():
         rg = np.nonzero(ringed)[0]
         c = allc[rg]
         Wr, Hr = (Ws[rg] - 1)[:, None], (Hs[rg] - 1)[:, None]
-        rx = np.clip(np.round(c[:, :1] + ring * _RING_COS).astype(int), 0, Wr)
-        ry = np.clip(np.round(c[:, 1:] + ring * _RING_SIN).astype(int), 0, Hr)
+        # (np.clip and np.round without their Python wrappers: the same numbers)
+        rx = np.minimum(np.maximum((c[:, :1] + ring * _RING_COS).round().astype(int), 0), Wr)
+        ry = np.minimum(np.maximum((c[:, 1:] + ring * _RING_SIN).round().astype(int), 0), Hr)
         vals = np.sort(bmos[ry + oy[rg][:, None], rx + pad].astype(np.float32), axis=1)
         med = (vals[:, 7:8] + vals[:, 8:9]) * 0.5
-        centre = bmos[np.clip(iy[rg], 0, Hr[:, 0]) + oy[rg], np.clip(ix[rg], 0, Wr[:, 0]) + pad].astype(np.float32)[:, None]
-        odd_ones = np.count_nonzero(np.abs(vals - med) > 0.35 * np.abs(centre - med) + 4, axis=1)
+        centre = bmos[np.minimum(np.maximum(iy[rg], 0), Hr[:, 0]) + oy[rg],
+                      np.minimum(np.maximum(ix[rg], 0), Wr[:, 0]) + pad].astype(np.float32)[:, None]
+        odd_ones = (np.abs(vals - med) > 0.35 * np.abs(centre - med) + 4).sum(axis=1)
         keep[rg] &= odd_ones <= ring_odd
     sel = np.nonzero(keep)[0]
     if len(sel) == 0:
@@ -600,7 +602,7 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
         gx = xx + (xs - cxs)[:, None, None]
         gy = yy + (ys - cys)[:, None, None]
         d_other = (gx[ps] - dx[ps, pj][:, None, None]) ** 2 + (gy[ps] - dy[ps, pj][:, None, None]) ** 2
-        starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+        starts = np.flatnonzero(np.concatenate(([True], ps[1:] != ps[:-1])))
         has = ps[starts]
         own[has] = gx[has] * gx[has] + gy[has] * gy[has] <= np.minimum.reduceat(d_other, starts, axis=0)
     comp = np.zeros(subs.shape, bool)
