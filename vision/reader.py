@@ -516,23 +516,25 @@ def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: b
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
         return False
     patch = frame[y0:y1, x0:x1]
-    if patch.ndim == 2:
-        img = patch
-    elif dark:
-        img = gray[y0:y1, x0:x1] if gray is not None else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-    else:
-        img = whiteness(patch)
-    img = img.astype(np.float32)
-    col = (patch if patch.ndim == 3 else patch[:, :, None]).astype(np.float32)
     cx, cy = x - x0, y - y0
     rad = np.linspace(r0, r1, 3)[:, None]
-    xs = np.clip(np.round(cx + rad * _RING24_COS).astype(int), 0, img.shape[1] - 1).ravel()
-    ys = np.clip(np.round(cy + rad * _RING24_SIN).astype(int), 0, img.shape[0] - 1).ravel()
-    vals = img[ys, xs]
+    xs = np.clip(np.round(cx + rad * _RING24_COS).astype(int), 0, patch.shape[1] - 1).ravel()
+    ys = np.clip(np.round(cy + rad * _RING24_SIN).astype(int), 0, patch.shape[0] - 1).ravel()
+    # the ring samples and the centre: only these pixels are converted (grey and whiteness are per pixel)
+    py, px = np.append(ys, int(round(cy))), np.append(xs, int(round(cx)))
+    picked = patch[py, px]
+    if patch.ndim == 2:
+        img = picked
+    elif dark:
+        img = gray[y0 + py, x0 + px] if gray is not None else cv2.cvtColor(picked[None], cv2.COLOR_BGR2GRAY)[0]
+    else:
+        img = whiteness(picked[None])[0]
+    img = img.astype(np.float32)
+    vals = img[:-1]
     med = float(np.median(vals))
-    contrast = abs(float(img[int(round(cy)), int(round(cx))]) - med)
+    contrast = abs(float(img[-1]) - med)
     # in colour: a blue die on red felt can be one tone in the grey or whiteness image
-    cols = col[ys, xs]
+    cols = (picked if picked.ndim == 2 else picked[:, None]).astype(np.float32)[:-1]
     dev = np.abs(cols - np.median(cols, axis=0)).max(axis=1)
     odd = np.count_nonzero(dev > 0.35 * contrast + 6)
     return odd <= 0.1 * vals.size
@@ -555,15 +557,14 @@ def _holes_plain(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None =
     x_lo, x_hi, y_lo, y_hi = int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max())
     if x_lo < 1 or y_lo < 1 or x_hi >= w - 1 or y_hi >= h - 1:
         return False  # a place off the frame: no verdict on it
-    x0, y0 = x_lo - 1, y_lo - 1
+    py, px = ys[:, None] + _NINE_DY, xs[:, None] + _NINE_DX  # each place's 3x3 pixels
     if frame.ndim == 2:
-        img = frame[y0:y_hi + 2, x0:x_hi + 2]
-    elif f.dark:
-        img = gray[y0:y_hi + 2, x0:x_hi + 2] if gray is not None else cv2.cvtColor(
-            frame[y0:y_hi + 2, x0:x_hi + 2], cv2.COLOR_BGR2GRAY)
-    else:
-        img = whiteness(frame[y0:y_hi + 2, x0:x_hi + 2])
-    nine = img[(ys - y0)[:, None] + _NINE_DY, (xs - x0)[:, None] + _NINE_DX]  # each place's 3x3 pixels
+        nine = frame[py, px]
+    elif f.dark and gray is not None:
+        nine = gray[py, px]
+    else:  # (grey and whiteness are per pixel: only the places' pixels are converted)
+        picked = frame[py, px]
+        nine = cv2.cvtColor(picked, cv2.COLOR_BGR2GRAY) if f.dark else whiteness(picked)
     tones = np.partition(nine, 4, axis=1)[:, 4].astype(np.float64).tolist()
     n = len(LAYOUTS[f.value])
     pip_t, face_t = statistics.median(tones[:n]), statistics.median(tones[n:n + 4])

@@ -616,3 +616,60 @@ def test_verify_is_the_pip_by_pip_version() -> None:
                 taken += fast is not None
                 refused += fast is None
     assert taken >= 100 and refused >= 100
+
+
+def _lone_pip_first(frame, x, y, a, r, dark, gray=None) -> bool:
+    """vision.reader._lone_pip as it was written first (the whole patch converted, then sampled)."""
+    from vision.pips import whiteness
+
+    h, w = frame.shape[:2]
+    r0 = max(1.1 * a, 1.6 * r)
+    r1 = max(1.4 * a, r0 + 0.3 * a)
+    m = int(math.ceil(r1)) + 2
+    x0, y0, x1, y1 = int(x) - m, int(y) - m, int(x) + m + 1, int(y) + m + 1
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return False
+    patch = frame[y0:y1, x0:x1]
+    if patch.ndim == 2:
+        img = patch
+    elif dark:
+        img = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    else:
+        img = whiteness(patch)
+    img = img.astype(np.float32)
+    col = (patch if patch.ndim == 3 else patch[:, :, None]).astype(np.float32)
+    cx, cy = x - x0, y - y0
+    angs = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    rad = np.linspace(r0, r1, 3)[:, None]
+    xs = np.clip(np.round(cx + rad * np.cos(angs)).astype(int), 0, img.shape[1] - 1).ravel()
+    ys = np.clip(np.round(cy + rad * np.sin(angs)).astype(int), 0, img.shape[0] - 1).ravel()
+    vals = img[ys, xs]
+    med = float(np.median(vals))
+    contrast = abs(float(img[int(round(cy)), int(round(cx))]) - med)
+    cols = col[ys, xs]
+    dev = np.abs(cols - np.median(cols, axis=0)).max(axis=1)
+    return np.count_nonzero(dev > 0.35 * contrast + 6) <= 0.1 * vals.size
+
+
+def test_lone_pip_is_the_whole_patch_version(monkeypatch, scenes) -> None:
+    """A one's ring check converting only its samples gives what converting the whole patch gave: on the
+    reader's calls, on their grey frames, for the other kind of pip, and at random places and sizes."""
+    from vision import reader
+
+    calls = _recorded(monkeypatch, reader, "_lone_pip", scenes)
+    assert len(calls) >= 2
+    frame = scenes[0][0]
+    rng = np.random.default_rng(9)
+    cases = [args for args, _ in calls]
+    cases += [(frame, *rng.uniform(10, 470, 2), rng.uniform(5, 12), rng.uniform(2, 5), bool(rng.random() < 0.5))
+              for _ in range(150)]
+    verdicts = set()
+    for fr, x, y, a, r, dark, *_ in cases:
+        for img in (fr, cv2.cvtColor(fr, cv2.COLOR_BGR2GRAY)):
+            for d in (dark, not dark):
+                v = reader._lone_pip(img, x, y, a, r, d)
+                assert v == _lone_pip_first(img, x, y, a, r, d)
+                if img.ndim == 3 and d:
+                    assert reader._lone_pip(img, x, y, a, r, d, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)) == v
+                verdicts.add(v)
+    assert verdicts == {True, False}
