@@ -141,30 +141,20 @@ def _one_reach(r: float, r_other: float, lim: Limits) -> float:
 
 
 def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim: Limits,
-            arr: tuple[np.ndarray, ...] | None = None, memo: dict | None = None) -> Face | None:
+            arr: tuple[np.ndarray, ...] | None = None, memo: dict | None = None,
+            pips_ok: bool | None = None) -> Face | None:
     """The face `fit` of pips `members`, checked (see the module docstring); None when it fails.
-    `arr`: the pips' x, y, r, dark and contrast as arrays (group makes them once)."""
+    `arr`: the pips' x, y, r, dark and contrast as arrays (group makes them once); `pips_ok`: what
+    the checks against the other pips give (_pip_checks, for all candidates at once), when known."""
     p = pips[members[0]]
     r = sum(pips[k].r for k in members) / len(members)
     if fit.value == 1:
         if lim.one_min_r is not None and r < lim.one_min_r:
             return None
         fit = single(fit.cx, fit.cy, lim.a_hint if lim.a_hint else 2.2 * r)
-    X, Y, R, D, C = arr if arr is not None else _arrays(pips)
-    # pips of the face's kind and of a contrast alike with its first pip's
-    like = (D == p.dark) & (np.maximum(C, p.contrast) <= ALIKE * np.minimum(C, p.contrast))
-    if fit.value == 1:
-        like1 = like & (R > 0.6 * r)
-        like1[members[0]] = False
-        if any(math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
-               for k in np.flatnonzero(like1).tolist()):
-            return None  # a lone pip with others near it is a face whose other pips did not group
-    # no other pip of that kind may sit on the face (Fit.to_face of every pip at once)
-    a00, a01, a10, a11 = fit.A
-    det = a00 * a11 - a01 * a10
-    dx, dy = X - fit.cx, Y - fit.cy
-    like[list(members)] = False
-    if np.any(like & (np.abs((a11 * dx - a01 * dy) / det) < 1.45) & (np.abs((-a10 * dx + a00 * dy) / det) < 1.45)):
+    if pips_ok is None:
+        pips_ok = _pip_checks([(fit, members)], pips, arr if arr is not None else _arrays(pips), lim)[0]
+    if not pips_ok:
         return None
     cs = [pips[k].contrast for k in members]
     if not alike(min(cs), max(cs)):
@@ -179,6 +169,41 @@ def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim
     if not plain:
         return None
     return Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, tuple(members), fit)
+
+
+def _pip_checks(cands: list[tuple[Fit, tuple[int, ...] | list[int]]], pips: list[Pip], arr: tuple[np.ndarray, ...],
+                lim: Limits) -> list[bool]:
+    """For each candidate face (fit, members): no pip of its kind and alike in contrast (with its first
+    pip) lies on it, other than its own (Fit.to_face within 1.45), and, for a one, none lies within
+    reach; all candidates against all pips at once (a one's fit is the single one _verify makes)."""
+    if not cands:
+        return []
+    X, Y, R, D, C = arr
+    first = [m[0] for _, m in cands]
+    rs = [sum(pips[k].r for k in m) / len(m) for _, m in cands]
+    fits = [f if f.value != 1 else single(f.cx, f.cy, lim.a_hint if lim.a_hint else 2.2 * r)
+            for (f, _), r in zip(cands, rs)]
+    A = np.array([f.A for f in fits])
+    a00, a01, a10, a11 = (A[:, i:i + 1] for i in range(4))
+    det = a00 * a11 - a01 * a10
+    dx = X[None, :] - np.array([f.cx for f in fits])[:, None]
+    dy = Y[None, :] - np.array([f.cy for f in fits])[:, None]
+    pd, pc = D[first][:, None], C[first][:, None]
+    like = (D[None, :] == pd) & (np.maximum(C[None, :], pc) <= ALIKE * np.minimum(C[None, :], pc))
+    rows = [i for i, (_, m) in enumerate(cands) for _ in m]
+    own = np.zeros(like.shape, bool)
+    own[rows, [k for _, m in cands for k in m]] = True
+    on = like & ~own & (np.abs((a11 * dx - a01 * dy) / det) < 1.45) & (np.abs((-a10 * dx + a00 * dy) / det) < 1.45)
+    ok = (~on.any(axis=1)).tolist()
+    ones = [i for i, f in enumerate(fits) if f.value == 1 and ok[i]]
+    if ones:
+        near = like[ones] & ~own[ones] & (R[None, :] > (0.6 * np.array([rs[i] for i in ones]))[:, None])
+        for i, row in zip(ones, near.tolist()):
+            p, r = pips[first[i]], rs[i]
+            if any(math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
+                   for k, b in enumerate(row) if b):
+                ok[i] = False  # a lone pip with others near it is a face whose other pips did not group
+    return ok
 
 
 def _arrays(pips: list[Pip]) -> tuple[np.ndarray, ...]:
@@ -260,10 +285,13 @@ def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Lim
     faces: list[Face] = []
     used: set[int] = set()
     arr = _arrays(pips)
-    for _, _, fit, members in _options(pips, xy, lim, memo):
+    options = _options(pips, xy, lim, memo)
+    pips_ok = _pip_checks([(fit, members) for _, _, fit, members in options], pips, arr, lim)
+    for (_, _, fit, members), ok_here in zip(options, pips_ok):
         if used.intersection(members):
             continue
-        face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim, arr, memo)
+        face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim, arr, memo,
+                       ok_here)
         if face is None:
             continue
         if accept is not None and memo is not None:
