@@ -645,6 +645,11 @@ def _shrink(img: np.ndarray, w: int, h: int) -> np.ndarray:
         halved = True
     if img.shape[1] == w and img.shape[0] == h:
         return img
+    if not halved and (img.shape[1] > w or img.shape[0] > h):
+        # under 2x: bilinear to twice the size, then halved exactly (an area shrink by a fraction is
+        # OpenCV's slow path: a 300 px crop 0.54 -> 0.1 ms)
+        img = cv2.resize(img, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
+        return cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
     return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR if halved else cv2.INTER_AREA)
 
 

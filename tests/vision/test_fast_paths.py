@@ -673,3 +673,22 @@ def test_lone_pip_is_the_whole_patch_version(monkeypatch, scenes) -> None:
                     assert reader._lone_pip(img, x, y, a, r, d, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)) == v
                 verdicts.add(v)
     assert verdicts == {True, False}
+
+
+def test_shrink_under_twice_is_close_to_an_area_shrink(scenes) -> None:
+    """A search box shrunk by under 2x (bilinear to twice the size, then halved exactly: not OpenCV's
+    slow fractional area shrink) stays within a few grey levels of the area shrink on a rendered
+    frame, at the sizes the reader asks for; sizes it halves exactly or keeps are unchanged."""
+    from vision.reader import _shrink
+
+    frame = scenes[0][0]
+    crop = frame[100:400, 150:550]  # 300 x 400, BGR
+    for f in (0.52, 0.6, 0.75, 0.9, 0.97):
+        w, h = int(400 * f), int(300 * f)
+        mine = _shrink(crop, w, h).astype(int)
+        area = cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA).astype(int)
+        assert mine.shape == area.shape
+        d = np.abs(mine - area)
+        assert np.percentile(d, 99) <= 6 and d.mean() < 1.0
+    assert np.array_equal(_shrink(crop, 200, 150), cv2.resize(crop, (200, 150), interpolation=cv2.INTER_AREA))
+    assert _shrink(crop, 400, 300) is crop
