@@ -83,19 +83,20 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
     h, w = resp.shape
     if fit.value == 1:  # yaw unknown: the disc that fits inside the face at any yaw
         rad = 1.3 * fit.a
-        corners = np.array([[fit.cx - rad, fit.cy - rad], [fit.cx + rad, fit.cy + rad]], np.float32)
+        corners = [[fit.cx - rad, fit.cy - rad], [fit.cx + rad, fit.cy + rad]]
     else:
-        corners = np.array([fit.to_image(u * PLAIN_HALF, v * PLAIN_HALF) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
-                           np.float32)
-    x0, y0 = np.floor(corners.min(0)).astype(int)
-    x1, y1 = np.ceil(corners.max(0)).astype(int) + 1
+        corners = [fit.to_image(u * PLAIN_HALF, v * PLAIN_HALF) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    corners = np.array(corners, np.float32).tolist()  # (the corners as float32, in plain Python)
+    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+    x0, y0 = math.floor(min(xs)), math.floor(min(ys))
+    x1, y1 = math.ceil(max(xs)) + 1, math.ceil(max(ys)) + 1
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
         return False  # face cut by the image edge: do not guess
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     if fit.value == 1:
         cv2.circle(mask, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(1.3 * fit.a)), 1, -1)
     else:  # the square without its corners: a die's rounded corners catch the light there
-        cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
+        cv2.fillConvexPoly(mask, np.array([[round(x - x0), round(y - y0)] for x, y in corners], np.int32), 1)
         disc = np.zeros_like(mask)
         cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(PLAIN_DISC * fit.a)), 1, -1)
         mask &= disc
@@ -128,7 +129,7 @@ def _valid(fit: Fit | None, pips: list[Pip], members: list[int], lim: Limits) ->
     if max(rs) > 1.6 * min(rs):
         return False
     if fit.value > 1:
-        ratio = float(np.mean(rs)) / fit.a
+        ratio = sum(rs) / len(rs) / fit.a  # (np.mean's value for up to six numbers)
         if not (R_OVER_A[0] <= ratio <= R_OVER_A[1]):
             return False
     return True
@@ -139,32 +140,80 @@ def _one_reach(r: float, r_other: float, lim: Limits) -> float:
     return 2.1 * lim.a_hint if lim.a_hint else 11.0 * min(r, r_other)
 
 
-def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim: Limits) -> Face | None:
+def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim: Limits,
+            arr: tuple[np.ndarray, ...] | None = None, memo: dict | None = None,
+            pips_ok: bool | None = None) -> Face | None:
+    """The face `fit` of pips `members`, checked (see the module docstring); None when it fails.
+    `arr`: the pips' x, y, r, dark and contrast as arrays (group makes them once); `pips_ok`: what
+    the checks against the other pips give (_pip_checks, for all candidates at once), when known."""
     p = pips[members[0]]
     r = sum(pips[k].r for k in members) / len(members)
     if fit.value == 1:
         if lim.one_min_r is not None and r < lim.one_min_r:
             return None
         fit = single(fit.cx, fit.cy, lim.a_hint if lim.a_hint else 2.2 * r)
-    if fit.value == 1 and any(k != members[0] and pips[k].dark == p.dark and pips[k].r > 0.6 * r
-                              and alike(pips[k].contrast, p.contrast)
-                              and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
-                              for k in range(len(pips))):
-        return None  # a lone pip with others near it is a face whose other pips did not group
-    # no other pip of that kind may sit on the face
-    if any(k not in members and pips[k].dark == p.dark and alike(pips[k].contrast, p.contrast)
-           and _inside(fit, pips[k].x, pips[k].y, 1.45) for k in range(len(pips))):
+    if pips_ok is None:
+        pips_ok = _pip_checks([(fit, members)], pips, arr if arr is not None else _arrays(pips), lim)[0]
+    if not pips_ok:
         return None
     cs = [pips[k].contrast for k in members]
     if not alike(min(cs), max(cs)):
         return None  # one face's pips are about alike: not a pip paired with a faint speck
     contrast = statistics.median(cs)
-    if not _plain(resp, pips, members, fit, contrast):
+    key = ("plain", tuple(members), fit, contrast)
+    plain = memo.get(key) if memo is not None else None
+    if plain is None:
+        plain = _plain(resp, pips, members, fit, contrast)
+        if memo is not None:
+            memo[key] = plain
+    if not plain:
         return None
     return Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, tuple(members), fit)
 
 
-def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, float, Fit, tuple[int, ...]]]:
+def _pip_checks(cands: list[tuple[Fit, tuple[int, ...] | list[int]]], pips: list[Pip], arr: tuple[np.ndarray, ...],
+                lim: Limits) -> list[bool]:
+    """For each candidate face (fit, members): no pip of its kind and alike in contrast (with its first
+    pip) lies on it, other than its own (Fit.to_face within 1.45), and, for a one, none lies within
+    reach; all candidates against all pips at once (a one's fit is the single one _verify makes)."""
+    if not cands:
+        return []
+    X, Y, R, D, C = arr
+    first = [m[0] for _, m in cands]
+    rs = [sum(pips[k].r for k in m) / len(m) for _, m in cands]
+    fits = [f if f.value != 1 else single(f.cx, f.cy, lim.a_hint if lim.a_hint else 2.2 * r)
+            for (f, _), r in zip(cands, rs)]
+    A = np.array([f.A for f in fits])
+    a00, a01, a10, a11 = (A[:, i:i + 1] for i in range(4))
+    det = a00 * a11 - a01 * a10
+    dx = X[None, :] - np.array([f.cx for f in fits])[:, None]
+    dy = Y[None, :] - np.array([f.cy for f in fits])[:, None]
+    pd, pc = D[first][:, None], C[first][:, None]
+    like = (D[None, :] == pd) & (np.maximum(C[None, :], pc) <= ALIKE * np.minimum(C[None, :], pc))
+    rows = [i for i, (_, m) in enumerate(cands) for _ in m]
+    own = np.zeros(like.shape, bool)
+    own[rows, [k for _, m in cands for k in m]] = True
+    on = like & ~own & (np.abs((a11 * dx - a01 * dy) / det) < 1.45) & (np.abs((-a10 * dx + a00 * dy) / det) < 1.45)
+    ok = (~on.any(axis=1)).tolist()
+    ones = [i for i, f in enumerate(fits) if f.value == 1 and ok[i]]
+    if ones:
+        near = like[ones] & ~own[ones] & (R[None, :] > (0.6 * np.array([rs[i] for i in ones]))[:, None])
+        for i, row in zip(ones, near.tolist()):
+            p, r = pips[first[i]], rs[i]
+            if any(math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
+                   for k, b in enumerate(row) if b):
+                ok[i] = False  # a lone pip with others near it is a face whose other pips did not group
+    return ok
+
+
+def _arrays(pips: list[Pip]) -> tuple[np.ndarray, ...]:
+    """The pips' x, y, r, dark and contrast, each as an array."""
+    return (np.array([p.x for p in pips], np.float64), np.array([p.y for p in pips], np.float64),
+            np.array([p.r for p in pips], np.float64), np.array([p.dark for p in pips], bool),
+            np.array([p.contrast for p in pips], np.float64))
+
+
+def _options(pips: list[Pip], xy: np.ndarray, lim: Limits, memo: dict | None = None) -> list[tuple[int, float, Fit, tuple[int, ...]]]:
     """Candidate faces, best first: (-pips, err, fit, members).
 
     Every layout's farthest pair is a diagonal and every other pip of the face
@@ -197,15 +246,23 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
         inside = ((np.hypot(xy[None, :, 0] - m[:, :1], xy[None, :, 1] - m[:, 1:]) < rad[:, None])
                   & (dark[None, :] == dark[I][:, None]) & (c[None, :] >= lo[:, None]) & (c[None, :] <= hi[:, None]))
         rs = r.tolist()
-        for i, j, row in zip(I.tolist(), J.tolist(), inside.tolist()):
-            members = tuple(sorted({k for k, b in enumerate(row) if b} | {i, j}))
+        rows, cols = np.nonzero(inside)
+        ends = np.searchsorted(rows, np.arange(1, len(I) + 1)).tolist()
+        cols = cols.tolist()
+        for q, (i, j) in enumerate(zip(I.tolist(), J.tolist())):
+            members = tuple(sorted(set(cols[ends[q - 1] if q else 0:ends[q]]) | {i, j}))
             if len(members) > 6 or members in seen:
                 continue
             seen.add(members)
             mr = [rs[k] for k in members]
             if max(mr) > 1.6 * min(mr):
                 continue  # _valid would refuse it whatever the fit
-            fit = fit_layout(xy[list(members)])
+            if memo is not None and ("fit", members) in memo:
+                fit = memo["fit", members]
+            else:
+                fit = fit_layout(xy[list(members)])
+                if memo is not None:
+                    memo["fit", members] = fit
             if _valid(fit, pips, list(members), lim):
                 # with a known size, how far the face is from it counts too: two pips always fit a two
                 # exactly, and of two pairings that share a pip the one of the right size is the die's
@@ -218,18 +275,32 @@ def _options(pips: list[Pip], xy: np.ndarray, lim: Limits) -> list[tuple[int, fl
 
 
 def group(pips: list[Pip], hat_dark: np.ndarray, hat_light: np.ndarray, lim: Limits = Limits(),
-          accept: Callable[[Face], bool] | None = None) -> Grouping:
+          accept: Callable[[Face], bool] | None = None, memo: dict | None = None) -> Grouping:
     """Partition the pips into verified faces: the largest, best-fitting layouts first. `accept`: the
     caller's own look at a face (is there a die under it?) before it is taken; a face it refuses
-    leaves its pips to the next candidate."""
+    leaves its pips to the next candidate. `memo`: a dict the caller keeps between groupings of the
+    same pips (a later list may add pips at the end; the same maps, limits and `accept`): the fits,
+    plain-face checks and `accept`'s answers made already are taken from it."""
     xy = np.array([[p.x, p.y] for p in pips]) if pips else np.zeros((0, 2))
     faces: list[Face] = []
     used: set[int] = set()
-    for _, _, fit, members in _options(pips, xy, lim):
+    arr = _arrays(pips)
+    options = _options(pips, xy, lim, memo)
+    pips_ok = _pip_checks([(fit, members) for _, _, fit, members in options], pips, arr, lim)
+    for (_, _, fit, members), ok_here in zip(options, pips_ok):
         if used.intersection(members):
             continue
-        face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim)
-        if face is not None and (accept is None or accept(face)):
+        face = _verify(fit, list(members), pips, hat_dark if pips[members[0]].dark else hat_light, lim, arr, memo,
+                       ok_here)
+        if face is None:
+            continue
+        if accept is not None and memo is not None:
+            if ("accept", face) not in memo:
+                memo["accept", face] = accept(face)
+            ok = memo["accept", face]
+        else:
+            ok = accept is None or accept(face)
+        if ok:
             faces.append(face)
             used.update(members)
     leftover = tuple(k for k in range(len(pips)) if k not in used)

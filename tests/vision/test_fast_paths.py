@@ -208,10 +208,16 @@ def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, r
 
 def test_spots_at_is_the_one_spot_at_a_time_loop(monkeypatch, scenes) -> None:
     """All spots' windows labelled at once give what labelling each spot's window alone gave,
-    on every search the reader makes on rendered scenes (and with touching spots: a six)."""
+    on every search the reader makes on rendered scenes (and with touching spots: a six). (The reader
+    searches its boxes together, spots_at_many: each box's search is taken as spots_at's.)"""
     from vision import pips
 
     calls = _recorded(monkeypatch, pips, "spots_at", scenes)
+    for args, kwargs in _recorded(monkeypatch, pips, "spots_at_many", scenes):
+        jobs, r, *rest = args
+        opts = {**dict(zip(["t_low", "ring", "ring_odd"], rest)), **kwargs}
+        calls += [((job[0], job[1], r), dict(opts, where=job[2], base=job[3], **dict(zip(["t_even", "one_sided"], job[4:]))))
+                  for job in jobs]
     assert len(calls) >= 4
     found = 0
     for args, kwargs in calls:
@@ -333,7 +339,7 @@ def _fit_layout_first(pts: np.ndarray, affine: bool = True):
     return best
 
 
-def _options_first(pips, xy, lim):
+def _options_first(pips, xy, lim, *_):
     """vision.dice._options as it was written first (one numpy circle test per pair, every fit made)."""
     from vision.dice import ALIKE, _valid
     from vision.pips import single
@@ -391,3 +397,321 @@ def test_grouping_is_the_first_version(monkeypatch, scenes) -> None:
         for _ in range(200):
             pts = rng.normal(0, 10, (n, 2)) if rng.random() < 0.5 else (LAYOUTS[n] * rng.integers(1, 9)).astype(float)
             assert fit_layout(pts) == _fit_layout_first(pts)
+
+
+# ------------------------------------------------------------------ one pass over all search boxes
+
+def _boxes(rng, n: int):
+    """Search-box jobs like the reader's (response, dark, where, base) of varied sizes: smooth spots on a
+    textured face, some boxes smaller than the smoothing kernel, some with broad flat plateaus (more
+    than 48 candidate pixels: _plateaus labels those), some without `where` or `base`."""
+    jobs = []
+    for i in range(n):
+        h, w = int(rng.integers(8, 90)), int(rng.integers(8, 120))
+        img = rng.normal(0, 6, (h, w))
+        yy, xx = np.mgrid[:h, :w]
+        for _ in range(int(rng.integers(0, 12))):
+            cx, cy, s = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(1.5, 3.5)
+            img += rng.uniform(30, 120) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * s * s))
+        if i % 5 == 3:
+            img[h // 4:h // 2, w // 4:w // 2] = 80.0  # a flat plateau
+        resp = np.clip(img, 0, 255).astype(np.uint8)
+        where = (rng.random((h, w)) < 0.9) if i % 3 else None
+        base = np.clip(rng.normal(150, 30, (h, w)), 0, 255).astype(np.uint8) if i % 4 else None
+        jobs.append((resp, bool(i % 2), where, base))
+    return jobs
+
+
+def test_spots_at_many_is_spots_at_box_by_box(monkeypatch, scenes) -> None:
+    """Every box's spots from the one pass over all boxes are what the first spots_at (one box, one
+    spot at a time) gives for that box alone (every field, to the bit): on every batch the reader
+    makes on rendered scenes, and on random boxes (small ones, broad plateaus, without `where` or
+    `base`, faint and one-sided rules on some). spots_at itself is a batch of one."""
+    from vision import pips
+
+    calls = _recorded(monkeypatch, pips, "spots_at_many", scenes)
+    assert len(calls) >= 2
+    found = 0
+    for args, kwargs in calls:
+        jobs, r, *rest = args
+        one = [_one_box(job, r, rest, kwargs) for job in jobs]
+        assert pips.spots_at_many(*args, **kwargs) == one
+        found += sum(map(len, one))
+    assert found >= 40
+    rng = np.random.default_rng(11)
+    plateaus = 0
+    for trial in range(40):
+        jobs = _boxes(rng, int(rng.integers(1, 7)))
+        jobs = [job + ((12.0, bool(i % 2)) if trial % 3 == 0 else ()) for i, job in enumerate(jobs)]
+        r, ring = float(rng.uniform(2.0, 4.0)), float(rng.choice([0.0, 4.5]))
+        many = pips.spots_at_many(jobs, r, 14.0, ring=ring, ring_odd=5)
+        assert many == [_one_box(job, r, [14.0, ring, 5], {}) for job in jobs]
+        plateaus += sum(len(x) for x in many)
+    assert plateaus >= 50
+
+
+def _one_box(job, r, rest, kwargs):
+    """The first spots_at for one job of a spots_at_many call (its t_low, ring and ring_odd, by
+    position or name; the job's own t_even and one_sided)."""
+    opts = dict(zip(["t_low", "ring", "ring_odd"], rest))
+    opts.update(kwargs)
+    resp, dark, where, base, *extra = job
+    return _spots_at_loop(resp, dark, r, opts.get("t_low", 14.0), where, base, opts.get("ring", 0.0),
+                          opts.get("ring_odd", 5), *extra)
+
+
+# ------------------------------------------------------------------ the face checks, pip by pip
+
+def _plain_first(resp, pips, members, fit, contrast) -> bool:
+    """vision.dice._plain as it was written first (the corners as a float32 array)."""
+    from vision.dice import PLAIN_DISC, PLAIN_HALF
+
+    h, w = resp.shape
+    if fit.value == 1:
+        rad = 1.3 * fit.a
+        corners = np.array([[fit.cx - rad, fit.cy - rad], [fit.cx + rad, fit.cy + rad]], np.float32)
+    else:
+        corners = np.array([fit.to_image(u * PLAIN_HALF, v * PLAIN_HALF) for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
+                           np.float32)
+    x0, y0 = np.floor(corners.min(0)).astype(int)
+    x1, y1 = np.ceil(corners.max(0)).astype(int) + 1
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return False
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    if fit.value == 1:
+        cv2.circle(mask, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(1.3 * fit.a)), 1, -1)
+    else:
+        cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
+        disc = np.zeros_like(mask)
+        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(PLAIN_DISC * fit.a)), 1, -1)
+        mask &= disc
+    for k in members:
+        p = pips[k]
+        cv2.circle(mask, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(p.r * 2.3 + 1)), 0, -1)
+    vals = resp[y0:y1, x0:x1][mask > 0]
+    if vals.size < 10:
+        return True
+    return _percentile(vals, 97.0) < 0.4 * contrast
+
+
+def _verify_first(fit, members, pips, resp, lim, *_):
+    """vision.dice._verify as it was written first (the other pips one by one, Fit.to_face each)."""
+    import statistics
+
+    from vision.dice import Face, _inside, _one_reach, alike
+    from vision.pips import single
+
+    p = pips[members[0]]
+    r = sum(pips[k].r for k in members) / len(members)
+    if fit.value == 1:
+        if lim.one_min_r is not None and r < lim.one_min_r:
+            return None
+        fit = single(fit.cx, fit.cy, lim.a_hint if lim.a_hint else 2.2 * r)
+    if fit.value == 1 and any(k != members[0] and pips[k].dark == p.dark and pips[k].r > 0.6 * r
+                              and alike(pips[k].contrast, p.contrast)
+                              and math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
+                              for k in range(len(pips))):
+        return None
+    if any(k not in members and pips[k].dark == p.dark and alike(pips[k].contrast, p.contrast)
+           and _inside(fit, pips[k].x, pips[k].y, 1.45) for k in range(len(pips))):
+        return None
+    cs = [pips[k].contrast for k in members]
+    if not alike(min(cs), max(cs)):
+        return None
+    if not _plain_first(resp, pips, members, fit, statistics.median(cs)):
+        return None
+    return Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, tuple(members), fit)
+
+
+def _valid_first(fit, pips, members, lim) -> bool:
+    """vision.dice._valid as it was written first (np.mean of the radii)."""
+    from vision.dice import R_OVER_A
+
+    if fit is None or fit.err > lim.max_err or fit.aniso < lim.min_aniso:
+        return False
+    if lim.a_hint and fit.value > 1 and not (0.8 * lim.a_hint < fit.a < 1.25 * lim.a_hint):
+        return False
+    rs = [pips[k].r for k in members]
+    if max(rs) > 1.6 * min(rs):
+        return False
+    if fit.value > 1 and not (R_OVER_A[0] <= float(np.mean(rs)) / fit.a <= R_OVER_A[1]):
+        return False
+    return True
+
+
+def test_face_checks_are_the_pip_by_pip_version(monkeypatch, scenes) -> None:
+    """Every grouping the reader makes on rendered scenes gives the same faces (every fit, to the bit) and
+    leftovers with the face checks on arrays and with them pip by pip as first written; with the memo the
+    reader kept between a frame's two groupings (every fit, plain check and face check of both made
+    already) and without one."""
+    from vision import dice
+
+    calls = _recorded(monkeypatch, dice, "group", scenes)
+    assert len(calls) >= 2
+    for args, kwargs in calls:
+        pips, hat_dark, hat_light, lim, accept, memo = args
+        assert memo  # the reader's memo, filled by its groupings
+        fast = dice.group(*args, **kwargs)
+        fresh = dice.group(pips, hat_dark, hat_light, lim, accept)
+        with monkeypatch.context() as m:
+            m.setattr(dice, "_verify", _verify_first)
+            m.setattr(dice, "_valid", _valid_first)
+            m.setattr(dice, "_options", _options_first)
+            slow = dice.group(pips, hat_dark, hat_light, lim, accept)
+        assert fast == fresh == slow and len(fast.faces) >= 4
+
+
+def _add_spots_first(spots, found, X0, Y0, dark, light, apart):
+    """vision.reader._add_spots as it was written first (each found spot against every spot)."""
+    from vision.pips import Pip
+
+    added = []
+    for p in found:
+        if not any(q.dark == p.dark and abs(q.x - p.x - X0) < apart and abs(q.y - p.y - Y0) < apart for q in spots):
+            pm = dark if p.dark else light
+            px, py = int(round(p.x + X0)), int(round(p.y + Y0))
+            c = float(pm[max(0, py - 1):py + 2, max(0, px - 1):px + 2].max())
+            q = Pip(p.x + X0, p.y + Y0, p.r, p.dark, c, p.round, p.elong)
+            spots.append(q)
+            added.append(q)
+    return added
+
+
+def test_add_spots_is_the_spot_by_spot_loop() -> None:
+    """Spots found in a box are added (or not, beside a like one) as comparing each with every spot did:
+    near twins within the box, twins of spots there already, the other kind at the same place."""
+    from vision.pips import Pip
+    from vision.reader import _add_spots
+
+    rng = np.random.default_rng(8)
+    dark = rng.integers(0, 256, (120, 160)).astype(np.uint8)
+    light = rng.integers(0, 256, (120, 160)).astype(np.uint8)
+    skipped = 0
+    for _ in range(200):
+        def spot(x, y):
+            return Pip(float(x), float(y), 2.0, bool(rng.random() < 0.6), 30.0, 0.9, 0.9)
+        X0, Y0 = int(rng.integers(0, 60)), int(rng.integers(0, 40))
+        spots = [spot(rng.uniform(X0, X0 + 60), rng.uniform(Y0, Y0 + 60)) for _ in range(int(rng.integers(0, 15)))]
+        found = [spot(rng.uniform(0, 60), rng.uniform(0, 60)) for _ in range(int(rng.integers(0, 15)))]
+        found += [spot(q.x - X0 + rng.normal(0, 1.0), q.y - Y0 + rng.normal(0, 1.0)) for q in spots[:3]]
+        found += [spot(p.x + rng.normal(0, 1.0), p.y + rng.normal(0, 1.0)) for p in found[:3]]
+        a, b = list(spots), list(spots)
+        added = _add_spots(a, found, X0, Y0, dark, light, 1.5)
+        assert added == _add_spots_first(b, found, X0, Y0, dark, light, 1.5) and a == b
+        skipped += len(found) - len(added)
+    assert skipped >= 100
+
+
+def test_verify_is_the_pip_by_pip_version() -> None:
+    """On random pip sets (faces with strays, twins and faint specks about them) every candidate face is
+    taken or refused as checking the other pips one by one did."""
+    from vision import dice
+    from vision.pips import Pip
+
+    rng = np.random.default_rng(12)
+    resp = rng.integers(0, 40, (240, 240)).astype(np.uint8)
+    refused = taken = 0
+    for _ in range(60):
+        pips = []
+        for _ in range(int(rng.integers(2, 7))):  # faces of a = 8 px, any yaw, some pips jittered
+            n, ang, c = int(rng.integers(1, 7)), rng.uniform(0, math.pi), rng.uniform(40, 200, 2)
+            R = 8.0 * np.array([[math.cos(ang), -math.sin(ang)], [math.sin(ang), math.cos(ang)]])
+            dark, contrast = bool(rng.random() < 0.7), rng.uniform(30, 90)
+            for x, y in LAYOUTS[n] @ R.T + c + rng.normal(0, 0.3, (n, 2)):
+                pips.append(Pip(float(x), float(y), rng.uniform(2.5, 3.5), dark, contrast * rng.uniform(0.8, 1.2), 0.9, 0.9))
+            if rng.random() < 0.5:  # a like pip about the face's edge (on it up to 1.45 a)
+                u, v = rng.choice([-1, 1]) * rng.uniform(1.0, 1.7), rng.uniform(-1.7, 1.7)
+                if rng.random() < 0.5:  # by a corner: beyond the circle on its diagonal (no member then)
+                    v = rng.choice([-1, 1]) * rng.uniform(1.25, 1.6)
+                x, y = R @ (rng.permutation([u, v])) + c
+                pips.append(Pip(float(x), float(y), rng.uniform(2.5, 3.5), dark, contrast, 0.9, 0.9))
+        for _ in range(int(rng.integers(0, 8))):  # strays: pips, faint specks, the other kind
+            x, y = rng.uniform(30, 210, 2)
+            pips.append(Pip(float(x), float(y), rng.uniform(2.0, 3.6), bool(rng.random() < 0.5),
+                            rng.choice([10.0, 60.0]) * rng.uniform(0.8, 1.2), 0.9, 0.9))
+        xy = np.array([[p.x, p.y] for p in pips])
+        for hint in (8.0, None):
+            lim = dice.Limits(max_err=0.15, min_aniso=0.8, a_hint=hint)
+            arr = dice._arrays(pips)
+            for _, _, fit, members in dice._options(pips, xy, lim):
+                fast = dice._verify(fit, list(members), pips, resp, lim, arr)
+                assert fast == _verify_first(fit, list(members), pips, resp, lim)
+                taken += fast is not None
+                refused += fast is None
+    assert taken >= 100 and refused >= 100
+
+
+def _lone_pip_first(frame, x, y, a, r, dark, gray=None) -> bool:
+    """vision.reader._lone_pip as it was written first (the whole patch converted, then sampled)."""
+    from vision.pips import whiteness
+
+    h, w = frame.shape[:2]
+    r0 = max(1.1 * a, 1.6 * r)
+    r1 = max(1.4 * a, r0 + 0.3 * a)
+    m = int(math.ceil(r1)) + 2
+    x0, y0, x1, y1 = int(x) - m, int(y) - m, int(x) + m + 1, int(y) + m + 1
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return False
+    patch = frame[y0:y1, x0:x1]
+    if patch.ndim == 2:
+        img = patch
+    elif dark:
+        img = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    else:
+        img = whiteness(patch)
+    img = img.astype(np.float32)
+    col = (patch if patch.ndim == 3 else patch[:, :, None]).astype(np.float32)
+    cx, cy = x - x0, y - y0
+    angs = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    rad = np.linspace(r0, r1, 3)[:, None]
+    xs = np.clip(np.round(cx + rad * np.cos(angs)).astype(int), 0, img.shape[1] - 1).ravel()
+    ys = np.clip(np.round(cy + rad * np.sin(angs)).astype(int), 0, img.shape[0] - 1).ravel()
+    vals = img[ys, xs]
+    med = float(np.median(vals))
+    contrast = abs(float(img[int(round(cy)), int(round(cx))]) - med)
+    cols = col[ys, xs]
+    dev = np.abs(cols - np.median(cols, axis=0)).max(axis=1)
+    return np.count_nonzero(dev > 0.35 * contrast + 6) <= 0.1 * vals.size
+
+
+def test_lone_pip_is_the_whole_patch_version(monkeypatch, scenes) -> None:
+    """A one's ring check converting only its samples gives what converting the whole patch gave: on the
+    reader's calls, on their grey frames, for the other kind of pip, and at random places and sizes."""
+    from vision import reader
+
+    calls = _recorded(monkeypatch, reader, "_lone_pip", scenes)
+    assert len(calls) >= 2
+    frame = scenes[0][0]
+    rng = np.random.default_rng(9)
+    cases = [args for args, _ in calls]
+    cases += [(frame, *rng.uniform(10, 470, 2), rng.uniform(5, 12), rng.uniform(2, 5), bool(rng.random() < 0.5))
+              for _ in range(150)]
+    verdicts = set()
+    for fr, x, y, a, r, dark, *_ in cases:
+        for img in (fr, cv2.cvtColor(fr, cv2.COLOR_BGR2GRAY)):
+            for d in (dark, not dark):
+                v = reader._lone_pip(img, x, y, a, r, d)
+                assert v == _lone_pip_first(img, x, y, a, r, d)
+                if img.ndim == 3 and d:
+                    assert reader._lone_pip(img, x, y, a, r, d, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)) == v
+                verdicts.add(v)
+    assert verdicts == {True, False}
+
+
+def test_shrink_under_twice_is_close_to_an_area_shrink(scenes) -> None:
+    """A search box shrunk by under 2x (bilinear to twice the size, then halved exactly: not OpenCV's
+    slow fractional area shrink) stays within a few grey levels of the area shrink on a rendered
+    frame, at the sizes the reader asks for; sizes it halves exactly or keeps are unchanged."""
+    from vision.reader import _shrink
+
+    frame = scenes[0][0]
+    crop = frame[100:400, 150:550]  # 300 x 400, BGR
+    for f in (0.52, 0.6, 0.75, 0.9, 0.97):
+        w, h = int(400 * f), int(300 * f)
+        mine = _shrink(crop, w, h).astype(int)
+        area = cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA).astype(int)
+        assert mine.shape == area.shape
+        d = np.abs(mine - area)
+        assert np.percentile(d, 99) <= 6 and d.mean() < 1.0
+    assert np.array_equal(_shrink(crop, 200, 150), cv2.resize(crop, (200, 150), interpolation=cv2.INTER_AREA))
+    assert _shrink(crop, 400, 300) is crop
