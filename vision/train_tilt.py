@@ -1,9 +1,9 @@
 """Train vision.tilt's flat-or-cocked model on rendered scenes (vision.synthetic).
 
     python -m vision.train_tilt --render-only                # fill the render cache (optional)
-    python -m vision.train_tilt --out vision/tilt_model.npz  # train: 3200 mixed + 3000 all-cocked + ~1240
+    python -m vision.train_tilt --out vision/tilt_model.npz  # train: 3200 mixed + 3000 all-cocked + ~2180
                                                              # hard all-cocked scenes, 1200 more for validation
-                                                             # (~35 min of renders, ~30 of training on a busy
+                                                             # (~45 min of renders, ~20 of training on a busy
                                                              # 2-core machine)
     python -m vision.train_tilt --evaluate --scenes 700      # held-out figures of the committed model
 
@@ -18,15 +18,18 @@ COCKED_SHARE (else "clean"); COCKED_SEED + i and HARD_SEED + i are all "cocked",
 HARD_SEED candidates only those with a cocked die of the kinds the model found hardest are kept
 (`is_hard`: leaning within 70 degrees of the direction to the camera's nadir, where the sliver of
 side face a flat die shows there disappears, or leaning less than 20 degrees); those dice, in
-every training scene, also weigh --hard-weight (3) times as much in the loss. Every die
+every training scene, also weigh --hard-weight (3) times as much in the loss. The cocked dice of
+the COCKED_SEED scenes give one more cocked sample each for their upturned side face (side_meta:
+the face on the side away from the lean, when it faces the camera enough that the reader could
+take its pips for a top face, as it does now and then), centred on that face. Every die
 whose truth status is "ok" (flat) or "cocked" is a sample; its centre is the truth top-face centre
 jittered by 4% of the die (the reader's error), its angle the top face's projected edge direction
 plus 2 degrees of noise (None for a one, as the reader gives, and for 15% of the others), its
 die_px off by 2%; each training patch is also used mirrored. The printed threshold goes into
 tilt.THRESHOLD (it is stored in the model too; a test checks they agree).
 
-Renders are cached under /tmp/yatzycam-tilt/ (frame PNG + meta JSON per seed; an empty
-SEED.easy marks a HARD_SEED candidate that is not hard).
+Renders are cached under /tmp/yatzycam-tilt/ (frame PNG + meta JSON per seed, SEED.side.json the
+side faces; an empty SEED.easy marks a HARD_SEED candidate that is not hard).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ CACHE = Path(os.environ.get("YATZYCAM_TILT_CACHE", "/tmp/yatzycam-tilt"))
 TRAIN_SEED = 1_000_000
 COCKED_SEED = 1_500_000  # extra training scenes, all "cocked" (cocked dice are 1-2 of 5-8 in a scene)
 HARD_SEED = 1_700_000  # candidate all-cocked scenes; only the hard kinds are kept (see is_hard)
-HARD_CANDIDATES = 4000
+HARD_CANDIDATES = 7000
 VAL_SEED = 1_900_000  # extra validation scenes (mixed, like TRAIN_SEED's): they only pick the threshold
 HELDOUT_SEED = 2_000_000
 TEST_SEED = 3_000_000
@@ -57,6 +60,7 @@ SIZES = ((1280, 960), (640, 480))
 DICE = (5, 6, 8)
 COCKED_SHARE = 0.6
 VAL_SHARE = 0.2
+SIDE_MIN_VIEW = 0.45  # side faces of cocked dice facing the camera at least this much are trained on (side_meta)
 
 
 # --------------------------------------------------------------------------- scenes
@@ -120,6 +124,46 @@ def die_meta(scene: S.Scene) -> list[dict]:
     return out
 
 
+def side_meta(scene: S.Scene, min_view: float = SIDE_MIN_VIEW) -> list[dict]:
+    """The side faces of the scene's cocked dice that turn up towards the camera (the face on the
+    side away from where the die leans, tilted up by its lean) and face it enough (the cosine
+    between the face's normal and the ray to the camera >= min_view) that the reader could take
+    its pips for a top face: centre and edge direction in image pixels, the face's value."""
+    cam = np.array([scene.center[0], scene.center[1], scene.camera_height])
+    out = []
+    for d in scene.dice:
+        if d.tilt_deg <= S.COCKED_DEG or d.where == "off":
+            continue
+        p = S.die_pose(d)
+        top = int(np.argmax(np.concatenate([p.rotation[2], -p.rotation[2]])))
+        for j in range(6):
+            k, sgn = j % 3, (1.0 if j < 3 else -1.0)
+            n = p.rotation[:, k] * sgn
+            if j == top or n[2] < 0.2:  # the top face, or a face turned down or hardly up
+                continue
+            c3 = p.position + n * p.half
+            ray = cam - c3
+            view = float(n @ ray) / float(np.linalg.norm(ray))
+            if view < min_view:
+                continue
+            e3 = c3 + p.rotation[:, (k + 1) % 3] * p.half
+            c2, e2 = scene.project(np.array([c3, e3]))
+            out.append({"center": [float(c2[0]), float(c2[1])], "angle": math.atan2(e2[1] - c2[1], e2[0] - c2[0]),
+                        "face": S.FACE_VALUES[2 * k + (sgn < 0)], "view": view, "tilt": d.tilt_deg})
+    return out
+
+
+def cached_sides(seed: int, i: int) -> list[dict]:
+    """side_meta of scene (seed, i), worked out once and kept in CACHE (SEED.side.json)."""
+    js = CACHE / f"{seed}.side.json"
+    if js.exists():
+        return json.loads(js.read_text())
+    out = side_meta(make_scene(seed, i))
+    CACHE.mkdir(parents=True, exist_ok=True)
+    js.write_text(json.dumps(out))
+    return out
+
+
 def cached(seed: int, i: int) -> tuple[np.ndarray, dict]:
     """The frame and its meta for scene (seed, i), rendered once and kept in CACHE."""
     if seed < 1_000_000:
@@ -142,16 +186,23 @@ def cached(seed: int, i: int) -> tuple[np.ndarray, dict]:
 
 # --------------------------------------------------------------------------- samples
 def samples(seeds_i, rng: np.random.Generator, jitters: int = 1, jitter: float = 0.04,
-            angle_noise_deg: float = 2.0, no_angle: float = 0.0, scale_noise: float = 0.0, log: bool = True):
+            angle_noise_deg: float = 2.0, no_angle: float = 0.0, scale_noise: float = 0.0, log: bool = True,
+            sides: set[int] | None = None):
     """Patches, geometry, labels (1 = cocked) and info dicts for every flat / cocked die of the
-    scenes. no_angle: the share of 2-6 dice given no yaw (the patch's own estimate is used)."""
+    scenes. no_angle: the share of 2-6 dice given no yaw (the patch's own estimate is used).
+    sides: seeds whose cocked dice's upturned side faces (side_meta) are samples too (cocked,
+    centred on that face, with its edge direction)."""
     P, G, y, info = [], [], [], []
     t0 = time.time()
     for n, (seed, i) in enumerate(seeds_i):
         img, meta = cached(seed, i)
         die = meta["face_px"]
         cs, angs, labs, inf = [], [], [], []
-        for d in meta["dice"]:
+        todo = list(meta["dice"])
+        if sides is not None and seed in sides and meta["condition"] == "cocked":
+            todo += [{"status": "cocked", "side": True, "tilt_dir": 0.0, "style": "", "where": "tray", **f}
+                     for f in cached_sides(seed, i)]
+        for d in todo:
             if d["status"] not in ("ok", "cocked"):
                 continue
             for _ in range(jitters):
@@ -166,7 +217,8 @@ def samples(seeds_i, rng: np.random.Generator, jitters: int = 1, jitter: float =
                 rel = (d["tilt_dir"] - math.degrees(math.atan2(ny - c[1], nx - c[0])) + 180.0) % 360.0 - 180.0
                 inf.append({"seed": seed, "size": meta["size"][0], "tilt": d["tilt"], "face": d["face"],
                             "style": d["style"], "where": d["where"], "center": c.tolist(),
-                            "hard": d["status"] == "cocked" and (abs(rel) < 70.0 or d["tilt"] < 20.0)})
+                            "side": d.get("side", False),
+                            "hard": d["status"] == "cocked" and not d.get("side") and (abs(rel) < 70.0 or d["tilt"] < 20.0)})
         if not cs:
             continue
         p, g = T.patches(img, cs, die * (1.0 + scale_noise * float(rng.standard_normal())),
@@ -274,6 +326,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ensemble", type=int, default=3, help="networks averaged")
     ap.add_argument("--hard-weight", type=float, default=3.0,
                     help="loss weight of the cocked dice of the hard kinds (leaning towards the nadir or < 20 degrees)")
+    ap.add_argument("--no-sides", dest="sides", action="store_false",
+                    help="do not train on the upturned side faces of the COCKED_SEED scenes' cocked dice (side_meta)")
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if a.render_only:
@@ -283,6 +337,8 @@ def main(argv=None) -> int:
         t0 = time.time()
         for n, (seed, i) in enumerate(todo):
             cached(seed, i)
+            if a.sides and not a.evaluate and COCKED_SEED <= seed < COCKED_SEED + a.cocked_scenes:
+                cached_sides(seed, i)
             if (n + 1) % 100 == 0:
                 print(f"{n + 1}/{len(todo)} scenes {time.time() - t0:.0f} s", flush=True)
         return 0
@@ -294,7 +350,8 @@ def main(argv=None) -> int:
     tr = seeds[:-n_val] + seed_list(COCKED_SEED, a.cocked_scenes) + hard_seeds(a.hard_scenes)
     va = seeds[-n_val:] + seed_list(VAL_SEED, a.val_scenes)
     print(f"training scenes {len(tr)}, validation scenes {len(va)}", file=sys.stderr)
-    Pt, Gt, yt, it = samples(tr, rng, jitters=a.jitters, no_angle=0.15, scale_noise=0.02)
+    sides = {seed for seed, _ in seed_list(COCKED_SEED, a.cocked_scenes)} if a.sides else None
+    Pt, Gt, yt, it = samples(tr, rng, jitters=a.jitters, no_angle=0.15, scale_noise=0.02, sides=sides)
     wt = np.where([d["hard"] for d in it], a.hard_weight, 1.0)
     wt = np.concatenate([wt, wt])
     Pm, Gm = T.mirror(Pt, Gt)
@@ -351,6 +408,19 @@ def evaluate(path: str, n: int) -> int:
         fc, nf, miss, nc = rates(p, y, t)
         print(f"  at {t:.3f}: false-cocked {fc}/{nf}, missed {miss}/{nc}")
     print(f"  cocked_scores: {1000 * spent / max(dice, 1):.3f} ms per die (CPU time, one thread, {dice} dice)")
+    ps = []
+    for seed, i in seeds:  # the upturned side faces of cocked dice, as the reader may take them for a top face
+        img, meta = cached(seed, i)
+        if meta["condition"] != "cocked":
+            continue
+        fs = cached_sides(seed, i)
+        if fs:
+            cs = [tuple(np.array(f["center"]) + rng.normal(0.0, 0.04 * meta["face_px"], 2)) for f in fs]
+            angs = [None if f["face"] == 1 else f["angle"] + math.radians(rng.normal(0.0, 2.0)) for f in fs]
+            ps.append(T.cocked_scores(img, cs, meta["face_px"], tuple(meta["nadir"]), angs))
+    p = np.concatenate(ps) if ps else np.zeros(0)
+    print(f"  side faces of cocked dice (facing the camera >= {SIDE_MIN_VIEW}) scored under {thr:.3f}: "
+          f"{int(np.sum(p < thr))}/{len(p)}")
     return 0
 
 

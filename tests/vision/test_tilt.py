@@ -130,6 +130,26 @@ def test_hard_scenes_are_the_ones_leaning_towards_the_nadir():
     assert not tt.is_hard(with_dice(flat, away)) and not tt.is_hard(with_dice(flat))
 
 
+def test_side_faces_of_cocked_dice_turn_up_beside_the_top_face():
+    """train_tilt's side-face samples: a cocked die's upturned side face, beside its top face,
+    on the side away from where it leans; a flat die has none, nor does one too steep to read."""
+    from vision import train_tilt as tt
+
+    sc = S.random_scene(np.random.default_rng(SEED + 200), 5, (640, 480), "clean")
+    nx, ny = sc.center
+    flat = S.DieSpec(3, (nx + 200.0, ny), 0.0, 30.0)
+    leaning = S.DieSpec(3, (nx + 200.0, ny), 0.0, 30.0, tilt_deg=35.0, tilt_dir_deg=90.0)  # top leans to +y
+    slight = S.DieSpec(3, (nx + 200.0, ny), 0.0, 30.0, tilt_deg=14.0, tilt_dir_deg=90.0)
+    with_dice = lambda *ds: dataclasses.replace(sc, dice=tuple(ds))  # noqa: E731
+    assert tt.side_meta(with_dice(flat)) == []
+    assert tt.side_meta(with_dice(slight), min_view=0.45) == []
+    (f,) = tt.side_meta(with_dice(flat, leaning))
+    top = S.truth(with_dice(leaning)).dice[0].center
+    assert 0.6 * 30.0 < math.dist(f["center"], top) < 1.3 * 30.0
+    assert f["center"][1] < top[1]  # on the side away from the lean
+    assert f["face"] in (1, 2, 5, 6) and 0.45 <= f["view"] < 0.9
+
+
 def test_cocked_reason_by_score_face_and_shrunk_face():
     """The reader's decision: the score against the face's cut, else a two's or three's face shrunk."""
     assert tilt.threshold_for(None) == tilt.threshold_for(1) == tilt.threshold_for(6) == tilt.THRESHOLD
@@ -137,8 +157,10 @@ def test_cocked_reason_by_score_face_and_shrunk_face():
         assert 0.0 < tilt.threshold_for(v) == cut < tilt.THRESHOLD
     assert tilt.cocked_reason(0.99, 6, 1.0).startswith("tilt")
     assert tilt.cocked_reason(tilt.THRESHOLD - 0.01, 6, 1.0) == ""
-    assert tilt.cocked_reason(0.2, 5, 1.0).startswith("tilt")  # fives cut lower
+    assert tilt.cocked_reason(0.2, 2, 1.0).startswith("tilt")  # twos and fours cut lower
+    assert tilt.cocked_reason(0.35, 4, 1.0).startswith("tilt")
     assert tilt.cocked_reason(0.2, 4, 1.0) == ""
+    assert tilt.cocked_reason(0.35, 5, 1.0) == ""
     assert tilt.cocked_reason(0.01, 3, 1.0) == ""
     # a two or three with its pips much closer than a flat die's: foreshortened, cocked
     for v in (2, 3):
