@@ -19,7 +19,14 @@ hexagonal trays, in two steps:
    10% out), the colour step strength along it is smoothed along the outline, and
    the point moves to the first step that stands out from the felt's own noise
    and reaches 45% of the profile's strongest step (beyond the foot come the
-   wall's top and the rim's outer edge). Offsets are median-filtered along the
+   wall's top and the rim's outer edge). Brightness steps are taken across 2 px;
+   chroma steps between the means over half a JPEG chroma block (8 px of the
+   frame) either side: JPEG smears a wall's chroma over its 16 px blocks, and on
+   a dark felt, where log-chroma is touchy, that ghost a block inside the foot
+   made a step of its own (the floor stopped ~0.4 die short). The 45% is still
+   of the 2 px steps' strongest, so a soft chroma edge further out (rim to
+   table) does not grow into the strongest and hide a faint brightness foot.
+   Offsets are median-filtered along the
    outline, then opened (a stretch of up to ~160 px that jumped out to the wall's
    top while its neighbours hold the foot comes back in) and closed (a short
    stretch that stopped early in a dark shadow goes out with its neighbours). The
@@ -155,7 +162,8 @@ LEAK_RATIO = 0.75  # a lower threshold's floor this much smaller: the higher one
 TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third
 LOGOFF = 10.0  # log(bgr + LOGOFF): dark felts' noise is not blown up
 CW = 3.0  # weight of the two log-chroma channels against log-brightness
-REL = 0.45  # ... and reaches REL of its profile's strongest step
+REL = 0.45  # ... and reaches REL of its profile's strongest step (steps across 2 px)
+CBOX = 8.0  # chroma steps: between the means over CBOX px of the frame either side (half a JPEG chroma block)
 SMOOTH = 5.0  # outline smoothing for the normals
 TANG = 3.0  # step strength smoothed along the outline
 MEDW = 15  # median filter of the offsets
@@ -216,12 +224,17 @@ def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
     d = 4  # samples (2 px) either side
     dd = np.zeros_like(prof)
     dd[:, d:-d] = prof[:, 2 * d:] - prof[:, :-2 * d]
+    # the strongest step the profile's fine steps make: what the foot's must reach a share of
+    top = _csmooth(np.sqrt((dd ** 2).sum(2)), TANG)[:, d:-d].max(1)
+    wc = int(round(2 * CBOX * s))
+    if wc > d:  # chroma: the step between the means of wc samples either side
+        dd[:, :, :2] = _boxstep(prof[:, :, :2], wc)
     S = np.sqrt((dd ** 2).sum(2))
     S = _csmooth(S, TANG)
     inner = S[:, 2 * d: len(t) // 3]
     T = max(TK * float(np.percentile(inner, 95)), 0.05)
     core = S[:, d:-d]
-    lim = np.maximum(T, REL * core.max(1))
+    lim = np.maximum(T, REL * top)
     above = core > lim[:, None]
     k0 = above.argmax(1)
     # climb from the first crossing to its peak (the first place the strength falls)
@@ -251,6 +264,16 @@ def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
     out = q / s
     approx = cv2.approxPolyDP(out.astype(np.float32).reshape(-1, 1, 2), 0.5 / s, True)[:, 0, :]
     return tuple((float(x), float(y)) for x, y in approx)
+
+
+def _boxstep(prof: np.ndarray, w: int) -> np.ndarray:
+    """Along axis 1: the mean of the w samples after each sample minus the mean of the w before it (ends
+    replicated)."""
+    n = prof.shape[1]
+    pad = np.concatenate([np.repeat(prof[:, :1], w + 1, 1), prof, np.repeat(prof[:, -1:], w + 1, 1)], 1)
+    cs = np.concatenate([np.zeros_like(pad[:, :1]), np.cumsum(pad, 1, dtype=np.float64)], 1)
+    j = np.arange(n) + w + 1  # sample j's index in pad
+    return ((cs[:, j + w + 1] - cs[:, j + 1]) - (cs[:, j] - cs[:, j - w])) / w
 
 
 def _corners(q: np.ndarray, raw: np.ndarray, cand: np.ndarray, long: float) -> np.ndarray:
