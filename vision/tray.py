@@ -12,14 +12,24 @@ hexagonal trays, in two steps:
    is the rough outline (trays are convex). When that finds no plausible floor,
    or a lower threshold finds one a quarter smaller (the flood ran over a faint
    wall foot, e.g. grey felt against a grey wall, onto the rim), lower
-   thresholds are taken.
+   thresholds are taken. Then higher ones, for a flood held back by noise in
+   a dark felt's shadows (1-2 die short): each is taken while the floor grows
+   by less than 30% and the ring it gains is felt (the felt's chroma, not far
+   darker), not a wall or rim.
 2. Refinement (at up to 640 px wide, run twice, the second time from the first
    one's outline): every 2 px along the rough outline a
    profile is taken along its outward normal (about 12% of the floor's size in,
    10% out), the colour step strength along it is smoothed along the outline, and
    the point moves to the first step that stands out from the felt's own noise
    and reaches 45% of the profile's strongest step (beyond the foot come the
-   wall's top and the rim's outer edge). Offsets are median-filtered along the
+   wall's top and the rim's outer edge). Brightness steps are taken across 2 px;
+   chroma steps between the means over half a JPEG chroma block (8 px of the
+   frame) either side: JPEG smears a wall's chroma over its 16 px blocks, and on
+   a dark felt, where log-chroma is touchy, that ghost a block inside the foot
+   made a step of its own (the floor stopped ~0.4 die short). The 45% is still
+   of the 2 px steps' strongest, so a soft chroma edge further out (rim to
+   table) does not grow into the strongest and hide a faint brightness foot.
+   Offsets are median-filtered along the
    outline, then opened (a stretch of up to ~160 px that jumped out to the wall's
    top while its neighbours hold the foot comes back in) and closed (a short
    stretch that stopped early in a dark shadow goes out with its neighbours). The
@@ -67,7 +77,8 @@ def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -
 
 def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly:
     """The rough outline at the usual edge threshold; lower thresholds when that finds no floor or when a
-    lower one gives a much smaller floor (the flood ran over a faint wall foot onto the rim)."""
+    lower one gives a much smaller floor (the flood ran over a faint wall foot onto the rim); then higher ones
+    while what they add is felt (the flood was held back by noise in dark shadows)."""
     cur = None
     err = None
     for k in LEAK_KS:
@@ -89,7 +100,42 @@ def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly
             break
     if cur is None:
         raise err
+    # a flood held back by noise in dark shadows (log-space noise grows as the felt darkens; JPEG blocks):
+    # higher thresholds, while the floor grows by less than a rim's band and what it gains is felt
+    a0 = cv2.contourArea(np.asarray(cur, np.float32))
+    for k in UP_KS:
+        try:
+            r = _rough_floor(empty_bgr, work_width, grow_px, k)
+        except TrayError:
+            break
+        a1 = cv2.contourArea(np.asarray(r, np.float32))
+        if a1 > UP_RATIO * a0 or not _felt_like(empty_bgr, cur, r, work_width):
+            break
+        cur, a0 = r, a1
     return cur
+
+
+def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bool:
+    """Is the ring between two rough outlines felt: UP_FRAC of it within UP_CT x the inner floor's own chroma
+    spread of its chroma, and its median brightness no more than UP_DARK (log) below the floor's darkest 5%?
+    A wall or rim is the rim's colour (a maker picks one the felt can be told from), or far darker in shade."""
+    h, w = bgr.shape[:2]
+    s = work_width / w
+    small = cv2.resize(bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
+    lg = cv2.GaussianBlur(np.log(small.astype(np.float32) + 10.0), (0, 0), 2.0)
+    ch = np.dstack([lg[:, :, 2] - lg[:, :, 1], lg[:, :, 0] - lg[:, :, 1]])
+    lum = lg.mean(2)
+    mi = mask(inner, (small.shape[1], small.shape[0]), s)
+    mo = mask(outer, (small.shape[1], small.shape[0]), s)
+    core = cv2.erode(mi, np.ones((9, 9), np.uint8)) > 0
+    ring = (mo > 0) & (cv2.dilate(mi, np.ones((3, 3), np.uint8)) == 0)
+    if ring.sum() < 10 or core.sum() < 10:
+        return True
+    ref = np.median(ch[core], axis=0)
+    spread = np.percentile(np.linalg.norm(ch[core] - ref, axis=1), 95)
+    dr = np.linalg.norm(ch[ring] - ref, axis=1)
+    ok = dr < max(UP_CT * spread, 0.06)
+    return bool(ok.mean() > UP_FRAC and np.median(lum[ring]) > np.percentile(lum[core], 5) - UP_DARK)
 
 
 def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6, k_t: float = 1.0) -> Poly:
@@ -152,10 +198,16 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6,
 PASSES = 2  # refinement passes (the second starts from the first's outline: better normals, deeper corners)
 LEAK_KS = (1.0, 0.6, 0.4)  # rough outline's edge threshold factors, tried in turn
 LEAK_RATIO = 0.75  # a lower threshold's floor this much smaller: the higher one leaked
+UP_KS = (1.5, 2.0, 3.0)  # then higher threshold factors, tried in turn (see _felt_like)
+UP_RATIO = 1.3  # ... each taken only while the floor grows less than this
+UP_CT = 2.0
+UP_FRAC = 0.8
+UP_DARK = 0.5
 TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third
 LOGOFF = 10.0  # log(bgr + LOGOFF): dark felts' noise is not blown up
 CW = 3.0  # weight of the two log-chroma channels against log-brightness
-REL = 0.45  # ... and reaches REL of its profile's strongest step
+REL = 0.45  # ... and reaches REL of its profile's strongest step (steps across 2 px)
+CBOX = 8.0  # chroma steps: between the means over CBOX px of the frame either side (half a JPEG chroma block)
 SMOOTH = 5.0  # outline smoothing for the normals
 TANG = 3.0  # step strength smoothed along the outline
 MEDW = 15  # median filter of the offsets
@@ -216,12 +268,17 @@ def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
     d = 4  # samples (2 px) either side
     dd = np.zeros_like(prof)
     dd[:, d:-d] = prof[:, 2 * d:] - prof[:, :-2 * d]
+    # the strongest step the profile's fine steps make: what the foot's must reach a share of
+    top = _csmooth(np.sqrt((dd ** 2).sum(2)), TANG)[:, d:-d].max(1)
+    wc = int(round(2 * CBOX * s))
+    if wc > d:  # chroma: the step between the means of wc samples either side
+        dd[:, :, :2] = _boxstep(prof[:, :, :2], wc)
     S = np.sqrt((dd ** 2).sum(2))
     S = _csmooth(S, TANG)
     inner = S[:, 2 * d: len(t) // 3]
     T = max(TK * float(np.percentile(inner, 95)), 0.05)
     core = S[:, d:-d]
-    lim = np.maximum(T, REL * core.max(1))
+    lim = np.maximum(T, REL * top)
     above = core > lim[:, None]
     k0 = above.argmax(1)
     # climb from the first crossing to its peak (the first place the strength falls)
@@ -251,6 +308,16 @@ def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
     out = q / s
     approx = cv2.approxPolyDP(out.astype(np.float32).reshape(-1, 1, 2), 0.5 / s, True)[:, 0, :]
     return tuple((float(x), float(y)) for x, y in approx)
+
+
+def _boxstep(prof: np.ndarray, w: int) -> np.ndarray:
+    """Along axis 1: the mean of the w samples after each sample minus the mean of the w before it (ends
+    replicated)."""
+    n = prof.shape[1]
+    pad = np.concatenate([np.repeat(prof[:, :1], w + 1, 1), prof, np.repeat(prof[:, -1:], w + 1, 1)], 1)
+    cs = np.concatenate([np.zeros_like(pad[:, :1]), np.cumsum(pad, 1, dtype=np.float64)], 1)
+    j = np.arange(n) + w + 1  # sample j's index in pad
+    return ((cs[:, j + w + 1] - cs[:, j + 1]) - (cs[:, j] - cs[:, j - w])) / w
 
 
 def _corners(q: np.ndarray, raw: np.ndarray, cand: np.ndarray, long: float) -> np.ndarray:
