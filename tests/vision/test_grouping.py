@@ -73,3 +73,12 @@ def test_of_two_exact_twos_the_one_of_a_die_s_size_ranks_first() -> None:
     assert _rank(right, A) > _rank(big, A)
     assert _rank(two(100, 100, A, nudge=6e-14), A) > _rank(big, A)  # the float noise of an exact fit
     assert _rank(two(100, 100, A, nudge=0.05), A) < _rank(big, A)  # a worse fit still loses
+
+
+def test_a_pair_much_bigger_than_a_die_is_no_two() -> None:
+    # a one-pip and a touching die's pip (or a light patch of a white die's face), 1.2 two-diagonals
+    # apart: a die on the rim looks at most ~11% bigger, so two pips this far apart are two dice's
+    faces, left = _faces([_pip(100, 100), _pip(100 + 2.4 * A, 100 + 2.4 * A)])
+    assert [v for v, _, _ in faces] == [1, 1]
+    faces, _ = _faces([_pip(100, 100), _pip(100 + 2.2 * A, 100 + 2.2 * A)])  # 10% bigger: a two
+    assert [v for v, _, _ in faces] == [2]
