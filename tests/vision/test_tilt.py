@@ -160,8 +160,8 @@ def test_cocked_reason_by_score_face_and_shrunk_face():
     assert tilt.cocked_reason(0.2, 2, 1.0).startswith("tilt")  # twos, fours and fives cut lower
     assert tilt.cocked_reason(0.35, 4, 1.0).startswith("tilt")
     assert tilt.cocked_reason(0.2, 4, 1.0) == ""
-    assert tilt.cocked_reason(0.35, 5, 1.0).startswith("tilt")
-    assert tilt.cocked_reason(0.25, 5, 1.0) == ""
+    assert tilt.cocked_reason(0.5, 5, 1.0).startswith("tilt")
+    assert tilt.cocked_reason(0.4, 5, 1.0) == ""
     assert tilt.cocked_reason(0.35, 6, 1.0) == ""
     assert tilt.cocked_reason(0.01, 3, 1.0) == ""
     # a two or three with its pips much closer than a flat die's: foreshortened, cocked
