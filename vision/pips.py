@@ -510,10 +510,11 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
                       np.minimum(np.maximum(ix[rg], 0), Wr[:, 0]) + pad].astype(np.float32)[:, None]
         step = np.abs(centre - med)
         ring_ok = (np.abs(vals - med) > 0.35 * step + 4).sum(axis=1) <= ring_odd
+        darks = np.array([job[1] for job in jobs])[bid[rg]]
         sided = np.array([job[5] for job in jobs])[bid[rg]]
         if sided.any():
             # a light spot's ring need not be even if every sample is well below it (dark: above)
-            gap = np.where(np.array([job[1] for job in jobs])[bid[rg]][:, None], vals - centre, centre - vals)
+            gap = np.where(darks[:, None], vals - centre, centre - vals)
             sided &= ~ring_ok & (gap.min(axis=1) >= np.maximum(ONE_SIDED * gap.max(axis=1), ONE_SIDED_MIN))
             ring_ok |= sided
             picky[rg] |= sided
@@ -523,7 +524,7 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
             # a spot under its box's threshold: only on a wholly even ring, clearly brighter (darker)
             low = weak & (sm[np.minimum(np.maximum(iy[rg], 0), Hr[:, 0]) + oy[rg],
                              np.minimum(np.maximum(ix[rg], 0), Wr[:, 0]) + pad] <= ts[bid[rg]])
-            stands = np.where(np.array([job[1] for job in jobs])[bid[rg]], (med - centre)[:, 0], (centre - med)[:, 0])
+            stands = np.where(darks, (med - centre)[:, 0], (centre - med)[:, 0])
             even = ((np.abs(vals - med) > 0.2 * step + 3).sum(axis=1) == 0) & (stands >= EVEN_STEP)
             keep[rg] &= ~low | even
             picky[rg] |= low
