@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from vision import tray
-from vision.dice import Face, Limits, group
+from vision.dice import MEASURED_GROWN, Face, Limits, group
 from vision.tilt import cocked_reason, cocked_scores
 from vision.pips import LAYOUTS, Pip, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_at_many, spots_response, odd as _odd, scaled as _scaled
 
@@ -175,7 +175,7 @@ class Detection:
 
 def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None,
            changed: np.ndarray | None = None, kinds: str = "both",
-           accept: Callable[[Face, float], bool] | None = None) -> Detection:
+           accept: Callable[[Face, float], bool] | None = None, measured: bool = False) -> Detection:
     """Faces of dice whose corner-pip offset is about `a_px` frame pixels.
 
     The frame is scaled so that offset is WORK_A px. With `known` (a calibrated
@@ -186,7 +186,9 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     where the frame differs from the empty tray) to the pixels of the dice; `kinds` ("dark", "light",
     "both": the calibration's pip_kinds) to the pips this set of dice has. Without `known`, black-hat and
     top-hat spots, and the offset only sets the scale. `accept(face, scale)`, with `known`: the
-    caller's look at each face grouping would take (see dice.group).
+    caller's look at each face grouping would take (see dice.group). `measured`: `a_px` was measured
+    on a reference throw (not estimated from this frame), so faces may look at most MEASURED_GROWN
+    times its size.
     """
     scale = float(np.clip(WORK_A / a_px, 0.2, 2.0))
     a = a_px * scale
@@ -263,7 +265,8 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     # (a known size: a six's blurred columns are cut apart, so its pips may look a little squashed)
     min_el, min_round = (0.5, 0.6) if known else (0.6, 0.72)
     pips = [p for p in spots if p.elong >= min_el and p.round >= min_round and p.r >= 0.12 * a]
-    lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None)
+    lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None,
+                 max_grown=MEASURED_GROWN if known and measured else Limits.max_grown)
     ok = (lambda f: accept(f, scale)) if accept is not None and known else None
     memo: dict = {}  # (a second grouping below reuses the first's fits and checks)
     g = group(pips, dark, light, lim, ok, memo)
@@ -401,7 +404,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     rois, changed = search_area(body if a_px else None, a_px or 0.0)
     det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois, changed,
                  cal.pip_kinds if a_px is not None else "both",
-                 accept=lambda f, k: _face_ok(f, k, frame, gray, body, k * a_px))
+                 accept=lambda f, k: _face_ok(f, k, frame, gray, body, k * a_px), measured=cal.pip_a is not None)
     k = det.scale
     a = det.a if det.a else 7.0
     die = DIE_OVER_A * a / k  # top face side, frame pixels

@@ -75,10 +75,17 @@ def test_of_two_exact_twos_the_one_of_a_die_s_size_ranks_first() -> None:
     assert _rank(two(100, 100, A, nudge=0.05), A) < _rank(big, A)  # a worse fit still loses
 
 
-def test_a_pair_much_bigger_than_a_die_is_no_two() -> None:
+def test_a_pair_much_bigger_than_a_measured_die_is_no_two() -> None:
     # a one-pip and a touching die's pip (or a light patch of a white die's face), 1.2 two-diagonals
-    # apart: a die on the rim looks at most ~11% bigger, so two pips this far apart are two dice's
-    faces, left = _faces([_pip(100, 100), _pip(100 + 2.4 * A, 100 + 2.4 * A)])
-    assert [v for v, _, _ in faces] == [1, 1]
-    faces, _ = _faces([_pip(100, 100), _pip(100 + 2.2 * A, 100 + 2.2 * A)])  # 10% bigger: a two
-    assert [v for v, _, _ in faces] == [2]
+    # apart: a die on the rim looks at most ~11% bigger, so with a size measured on a reference
+    # throw two pips this far apart are two dice's; a size only estimated allows 25%
+    from dataclasses import replace
+
+    from vision.dice import MEASURED_GROWN
+
+    measured = replace(LIM, max_grown=MEASURED_GROWN)
+    far = [_pip(100, 100), _pip(100 + 2.4 * A, 100 + 2.4 * A)]
+    assert [f.value for f in group(far, BLANK, BLANK, measured).faces] == [1, 1]
+    assert [f.value for f in group(far, BLANK, BLANK, LIM).faces] == [2]
+    near = [_pip(100, 100), _pip(100 + 2.2 * A, 100 + 2.2 * A)]  # 10% bigger: a two either way
+    assert [f.value for f in group(near, BLANK, BLANK, measured).faces] == [2]
