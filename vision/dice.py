@@ -1,6 +1,8 @@
 """Dice from pips: group the pips into faces, split touching dice, verify each face.
 
-A face is accepted only when (1) its pips fit a canonical 1-6 layout, (2) no
+A face is accepted only when (1) its pips fit a canonical 1-6 layout (with a known size, at
+0.8 to `Limits.max_grown` times it: 1.25, or MEASURED_GROWN for a size measured on a
+reference throw), (2) no
 other pip of the same kind lies inside the face it implies (a 6 is never read
 as a 4, two touching 2s never as a 4), and (3) the face between the pips is
 plain: no crevice, edge or stray spot (the hat response there is low), (4) its
