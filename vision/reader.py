@@ -645,17 +645,28 @@ def _off_tray(cal: "Calibration", x: float, y: float, die: float, grown: float |
 
 
 def _body_map(frame: np.ndarray, cal: "Calibration") -> tuple[np.ndarray, float] | None:
-    """How far each pixel differs from the empty tray (small scale), and that scale; None without one."""
+    """How far each pixel differs from the empty tray (small scale), and that scale; None without one.
+    The empty tray's blurred copy is made once per calibration (kept on it, like its decoded image)."""
     empty = cal.empty_image()
-    return None if empty is None else body_map(frame, empty)
+    if empty is None:
+        return None
+    kept = cal.__dict__.get("_empty_blurred")
+    if kept is None or kept[0] is not empty:
+        kept = (empty, cv2.GaussianBlur(empty, (3, 3), 0))
+        object.__setattr__(cal, "_empty_blurred", kept)
+    return body_map(frame, empty, kept[1])
 
 
-def body_map(frame: np.ndarray, empty_small: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """How far each pixel of `frame` differs from the small empty-tray image, at its scale; and that scale."""
+def body_map(frame: np.ndarray, empty_small: np.ndarray,
+             empty_blurred: np.ndarray | None = None) -> tuple[np.ndarray, float] | None:
+    """How far each pixel of `frame` differs from the small empty-tray image, at its scale; and that
+    scale. (`empty_blurred`: the empty image's 3x3 Gaussian blur, when made already.)"""
     if frame.ndim != 3:
         return None
     small = _shrink(frame, empty_small.shape[1], empty_small.shape[0])
-    diff = brightest(cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), cv2.GaussianBlur(empty_small, (3, 3), 0)))
+    if empty_blurred is None:
+        empty_blurred = cv2.GaussianBlur(empty_small, (3, 3), 0)
+    diff = brightest(cv2.absdiff(cv2.GaussianBlur(small, (3, 3), 0), empty_blurred))
     return diff, empty_small.shape[1] / frame.shape[1]
 
 
