@@ -255,14 +255,16 @@ def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
     for ti, tj in pairs:
         s = (pz[j] - pz[i]) / (tz[tj] - tz[ti])
         b = pz[i] - s * tz[ti]
+        before = None
         for _ in range(2):
             assign = []
             for t in tz:
                 q = s * t + b
                 ds = [abs(q - p) for p in pz]
                 assign.append(ds.index(min(ds)))  # the nearest pip (the first of equals)
-            if len(set(assign)) != n:
-                break
+            if len(set(assign)) != n or assign == before:
+                break  # (the same assignment again: the same fit again)
+            before = assign
             Pz = [pz[m] for m in assign]
             if affine and n >= 4:
                 # the least-squares affine map, template -> image: pinv @ P
