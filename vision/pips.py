@@ -359,7 +359,8 @@ def _plateaus(mask: np.ndarray) -> np.ndarray:
     if n > 48:  # broad plateaus (a smooth wide response): label the box around them instead
         y0, x0 = int(ys.min()), int(xs.min())
         box = (mask[y0:int(ys.max()) + 1, x0:int(xs.max()) + 1] != 0).astype(np.uint8)
-        _, lab, _, cents = cv2.connectedComponentsWithStats(box, connectivity=8)
+        # (BBDT: the labels and centroids of the default, Spaghetti, in half the time on this OpenCV)
+        _, lab, _, cents = cv2.connectedComponentsWithStatsWithAlgorithm(box, 8, cv2.CV_32S, cv2.CCL_GRANA)
         _, first = np.unique(lab[ys - y0, xs - x0], return_index=True)  # each label's first pixel
         order = np.argsort(first, kind="stable") + 1  # labels by the raster order of their first pixel
         return cents[order] + (x0, y0)
