@@ -539,11 +539,16 @@ def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: b
         img = whiteness(picked[None])[0]
     img = img.astype(np.float32)
     vals = img[:-1]
-    med = float(np.median(vals))
+    # (np.median's values by one sort: the middle two of an even count of whole grey levels, whose
+    # mean is exact in float32 as in np.median; a fifth of its time)
+    lo, hi = vals.size // 2 - 1, vals.size // 2
+    mid = np.sort(vals)
+    med = float(mid[hi]) if vals.size % 2 else (float(mid[lo]) + float(mid[hi])) / 2
     contrast = abs(float(img[-1]) - med)
     # in colour: a blue die on red felt can be one tone in the grey or whiteness image
     cols = (picked if picked.ndim == 2 else picked[:, None]).astype(np.float32)[:-1]
-    dev = np.abs(cols - np.median(cols, axis=0)).max(axis=1)
+    mid = np.sort(cols, axis=0)
+    dev = np.abs(cols - (mid[hi] if len(cols) % 2 else (mid[lo] + mid[hi]) * np.float32(0.5))).max(axis=1)
     odd = np.count_nonzero(dev > 0.35 * contrast + 6)
     return odd <= 0.1 * vals.size
 
