@@ -564,13 +564,12 @@ def _holes_plain(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None =
     a00, a01, a10, a11 = f.fit.A
     cx, cy = f.fit.cx, f.fit.cy
     uv = _HOLE_PLACES[f.value]
-    xs = np.array([int(round((cx + a00 * u + a01 * v) / k)) for u, v in uv])
-    ys = np.array([int(round((cy + a10 * u + a11 * v) / k)) for u, v in uv])
+    xs = [int(round((cx + a00 * u + a01 * v) / k)) for u, v in uv]
+    ys = [int(round((cy + a10 * u + a11 * v) / k)) for u, v in uv]
     h, w = frame.shape[:2]
-    x_lo, x_hi, y_lo, y_hi = int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max())
-    if x_lo < 1 or y_lo < 1 or x_hi >= w - 1 or y_hi >= h - 1:
+    if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
         return False  # a place off the frame: no verdict on it
-    py, px = ys[:, None] + _NINE_DY, xs[:, None] + _NINE_DX  # each place's 3x3 pixels
+    py, px = np.array(ys)[:, None] + _NINE_DY, np.array(xs)[:, None] + _NINE_DX  # each place's 3x3 pixels
     if frame.ndim == 2:
         nine = frame[py, px]
     elif f.dark and gray is not None:
