@@ -395,7 +395,7 @@ def evaluate(path: str, n: int) -> int:
             cs.append((float(c[0]), float(c[1])))
             angs.append(None if d["face"] == 1 else d["angle"] + math.radians(rng.normal(0.0, 2.0)))
             ys.append(1 if d["status"] == "cocked" else 0)
-            infos.append({"size": meta["size"][0], "seed": seed, "tilt": d["tilt"]})
+            infos.append({"size": meta["size"][0], "seed": seed, "tilt": d["tilt"], "face": d["face"]})
         if not cs:
             continue
         t0 = time.process_time()
@@ -404,6 +404,11 @@ def evaluate(path: str, n: int) -> int:
         dice += len(cs)
     p, y = np.concatenate(ps), np.array(ys)
     report(p, y, infos, thr, f"held-out seeds {HELDOUT_SEED}..{HELDOUT_SEED + n - 1} ({n} scenes)")
+    ones = np.array([d["face"] == 1 for d in infos])
+    if ones.any():  # ones have no yaw from their pips and no lower cut: the reader's hardest face here
+        fl, ck = np.sort(p[ones & (y == 0)])[::-1], np.sort(p[ones & (y == 1)])
+        print(f"  ones: flat called cocked {int(np.sum(fl >= thr))}/{len(fl)}, cocked missed {int(np.sum(ck < thr))}/{len(ck)}; "
+              f"highest flat {', '.join(f'{v:.3f}' for v in fl[:3])}; lowest cocked {', '.join(f'{v:.3f}' for v in ck[:3])}")
     for t in (0.5 * thr, thr, min(0.99, 1.5 * thr)):
         fc, nf, miss, nc = rates(p, y, t)
         print(f"  at {t:.3f}: false-cocked {fc}/{nf}, missed {miss}/{nc}")

@@ -152,7 +152,7 @@ def test_side_faces_of_cocked_dice_turn_up_beside_the_top_face():
 
 def test_cocked_reason_by_score_face_and_shrunk_face():
     """The reader's decision: the score against the face's cut, else a two's or three's face shrunk."""
-    assert tilt.threshold_for(None) == tilt.threshold_for(1) == tilt.threshold_for(6) == tilt.THRESHOLD
+    assert tilt.threshold_for(None) == tilt.threshold_for(3) == tilt.threshold_for(6) == tilt.THRESHOLD
     for v, cut in tilt.BY_VALUE.items():
         assert 0.0 < tilt.threshold_for(v) == cut < tilt.THRESHOLD
     assert tilt.cocked_reason(0.99, 6, 1.0).startswith("tilt")
@@ -164,6 +164,9 @@ def test_cocked_reason_by_score_face_and_shrunk_face():
     assert tilt.cocked_reason(0.4, 5, 1.0) == ""
     assert tilt.cocked_reason(0.35, 6, 1.0) == ""
     assert tilt.cocked_reason(0.01, 3, 1.0) == ""
+    # ones cut lower too: a cocked die read as a one scored 0.70 (own seeds), flat ones up to 0.671
+    assert tilt.cocked_reason(0.70, 1, None).startswith("tilt")
+    assert tilt.cocked_reason(0.67, 1, None) == ""
     # a two or three with its pips much closer than a flat die's: foreshortened, cocked
     for v in (2, 3):
         assert tilt.cocked_reason(0.0, v, 0.85).startswith("shrunk")
