@@ -17,9 +17,9 @@ hexagonal trays, in two steps:
    30%, each is taken when the ring it gains is felt (the felt's chroma, not
    far darker), not a wall or rim. In a wall's shade a black felt's chroma
    drifts (log-chroma noise, JPEG's chroma blocks, the ambient light's tint),
-   so ring pixels darker than the floor are allowed more chroma difference
-   (by their brightness ratio, up to 2x), and a ring refused does not stop a
-   higher threshold's wider ring from being tried.
+   so on a dark floor ring pixels darker than the floor are allowed more
+   chroma difference (by their brightness ratio, up to 2x), and a ring refused
+   does not stop a higher threshold's wider ring from being tried.
 2. Refinement (at up to 640 px wide, run twice, the second time from the first
    one's outline): every 2 px along the rough outline a
    profile is taken along its outward normal (about 12% of the floor's size in,
@@ -143,8 +143,13 @@ def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bo
     spread = np.percentile(np.linalg.norm(ch[core] - ref, axis=1), 95)
     dr = np.linalg.norm(ch[ring] - ref, axis=1)
     # log-chroma's noise, JPEG's chroma blocks and the ambient light's own tint grow as the felt darkens into a
-    # wall's shade: a ring pixel darker than the floor's median is allowed up to UP_SHADE x the tolerance
-    tol = max(UP_CT * spread, 0.06) * np.clip(np.exp(np.median(lum[core]) - lum[ring]), 1.0, UP_SHADE)
+    # wall's shade: on a dark floor only (a grey felt's shade shifts its chroma too, and that shift is what tells
+    # it from a grey rim in shade), a ring pixel darker than the floor's median is allowed up to UP_SHADE x the
+    # tolerance
+    tol = max(UP_CT * spread, 0.06)
+    mid = float(np.median(lum[core]))
+    if mid < UP_SHADE_LUM:
+        tol = tol * np.clip(np.exp(mid - lum[ring]), 1.0, UP_SHADE)
     ok = dr < tol
     return bool(ok.mean() > UP_FRAC and np.median(lum[ring]) > np.percentile(lum[core], 5) - UP_DARK)
 
@@ -217,6 +222,8 @@ UP_DARK = 0.5
 UP_SHADE = 2.0  # ... and a ring pixel darker than the floor's median by a brightness ratio r is allowed min(r, UP_SHADE)
 # x the chroma tolerance: on black felt the shade by a wall is ~0.07 off the lit felt's log-chroma (seeds 5,000,576,
 # 11,000,135: the floor stopped 1.5-2 die short of a corner); a rim is >= 0.2 off
+UP_SHADE_LUM = 4.2  # ... on a dark floor only: the floor's median log(bgr + 10) below this (~57 of 255; rendered
+# black felts 3.4-4.0, grey 4.5-5.0: on grey the allowance let a grey rim in shade in, 0.17 -> 0.27 die at 10,000,318)
 TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third
 LOGOFF = 10.0  # log(bgr + LOGOFF): dark felts' noise is not blown up
 CW = 3.0  # weight of the two log-chroma channels against log-brightness
