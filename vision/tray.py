@@ -13,9 +13,13 @@ hexagonal trays, in two steps:
    or a lower threshold finds one a quarter smaller (the flood ran over a faint
    wall foot, e.g. grey felt against a grey wall, onto the rim), lower
    thresholds are taken. Then higher ones, for a flood held back by noise in
-   a dark felt's shadows (1-2 die short): each is taken while the floor grows
-   by less than 30% and the ring it gains is felt (the felt's chroma, not far
-   darker), not a wall or rim.
+   a dark felt's shadows (1-2 die short): while the floor grows by less than
+   30%, each is taken when the ring it gains is felt (the felt's chroma, not
+   far darker), not a wall or rim. In a wall's shade a black felt's chroma
+   drifts (log-chroma noise, JPEG's chroma blocks, the ambient light's tint),
+   so on a dark floor ring pixels darker than the floor are allowed more
+   chroma difference (by their brightness ratio, up to 2x), and a ring refused
+   does not stop a higher threshold's wider ring from being tried.
 2. Refinement (at up to 640 px wide, run twice, the second time from the first
    one's outline): every 2 px along the rough outline a
    profile is taken along its outward normal (about 12% of the floor's size in,
@@ -101,7 +105,7 @@ def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly
     if cur is None:
         raise err
     # a flood held back by noise in dark shadows (log-space noise grows as the felt darkens; JPEG blocks):
-    # higher thresholds, while the floor grows by less than a rim's band and what it gains is felt
+    # higher thresholds, while the floor grows by less than a rim's band; each one whose gain is felt is taken
     a0 = cv2.contourArea(np.asarray(cur, np.float32))
     for k in UP_KS:
         try:
@@ -109,15 +113,19 @@ def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly
         except TrayError:
             break
         a1 = cv2.contourArea(np.asarray(r, np.float32))
-        if a1 > UP_RATIO * a0 or not _felt_like(empty_bgr, cur, r, work_width):
+        if a1 > UP_RATIO * a0:
             break
-        cur, a0 = r, a1
+        if _felt_like(empty_bgr, cur, r, work_width):
+            cur, a0 = r, a1
+        # else the next threshold is still tried: a ring of a shaded corner's felt the test doubts may be
+        # part of a wider ring that passes it (what the ring gains is judged against the floor taken so far)
     return cur
 
 
 def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bool:
     """Is the ring between two rough outlines felt: UP_FRAC of it within UP_CT x the inner floor's own chroma
-    spread of its chroma, and its median brightness no more than UP_DARK (log) below the floor's darkest 5%?
+    spread of its chroma (more for ring pixels darker than the floor's median, by their brightness ratio up to
+    UP_SHADE x), and its median brightness no more than UP_DARK (log) below the floor's darkest 5%?
     A wall or rim is the rim's colour (a maker picks one the felt can be told from), or far darker in shade."""
     h, w = bgr.shape[:2]
     s = work_width / w
@@ -134,7 +142,15 @@ def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bo
     ref = np.median(ch[core], axis=0)
     spread = np.percentile(np.linalg.norm(ch[core] - ref, axis=1), 95)
     dr = np.linalg.norm(ch[ring] - ref, axis=1)
-    ok = dr < max(UP_CT * spread, 0.06)
+    # log-chroma's noise, JPEG's chroma blocks and the ambient light's own tint grow as the felt darkens into a
+    # wall's shade: on a dark floor only (a grey felt's shade shifts its chroma too, and that shift is what tells
+    # it from a grey rim in shade), a ring pixel darker than the floor's median is allowed up to UP_SHADE x the
+    # tolerance
+    tol = max(UP_CT * spread, 0.06)
+    mid = float(np.median(lum[core]))
+    if mid < UP_SHADE_LUM:
+        tol = tol * np.clip(np.exp(mid - lum[ring]), 1.0, UP_SHADE)
+    ok = dr < tol
     return bool(ok.mean() > UP_FRAC and np.median(lum[ring]) > np.percentile(lum[core], 5) - UP_DARK)
 
 
@@ -198,11 +214,16 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6,
 PASSES = 2  # refinement passes (the second starts from the first's outline: better normals, deeper corners)
 LEAK_KS = (1.0, 0.6, 0.4)  # rough outline's edge threshold factors, tried in turn
 LEAK_RATIO = 0.75  # a lower threshold's floor this much smaller: the higher one leaked
-UP_KS = (1.5, 2.0, 3.0)  # then higher threshold factors, tried in turn (see _felt_like)
+UP_KS = (1.5, 2.0, 3.0)  # then higher threshold factors, each tried (see _felt_like)
 UP_RATIO = 1.3  # ... each taken only while the floor grows less than this
 UP_CT = 2.0
 UP_FRAC = 0.8
 UP_DARK = 0.5
+UP_SHADE = 2.0  # ... and a ring pixel darker than the floor's median by a brightness ratio r is allowed min(r, UP_SHADE)
+# x the chroma tolerance: on black felt the shade by a wall is ~0.07 off the lit felt's log-chroma (seeds 5,000,576,
+# 11,000,135: the floor stopped 1.5-2 die short of a corner); a rim is >= 0.2 off
+UP_SHADE_LUM = 4.2  # ... on a dark floor only: the floor's median log(bgr + 10) below this (~57 of 255; rendered
+# black felts 3.4-4.0, grey 4.5-5.0: on grey the allowance let a grey rim in shade in, 0.17 -> 0.27 die at 10,000,318)
 TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third
 LOGOFF = 10.0  # log(bgr + LOGOFF): dark felts' noise is not blown up
 CW = 3.0  # weight of the two log-chroma channels against log-brightness
