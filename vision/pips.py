@@ -320,6 +320,7 @@ def spots_response(gray: np.ndarray, white: np.ndarray | None, a: float) -> tupl
     return out[0], out[1]
 
 
+_D3 = np.mgrid[-1:2, -1:2].reshape(2, 9)[::-1]  # (dx, dy) of a 3x3 neighbourhood
 _RING_COS = np.cos(np.linspace(0, 2 * math.pi, 16, endpoint=False))
 _RING_SIN = np.sin(np.linspace(0, 2 * math.pi, 16, endpoint=False))
 
@@ -402,7 +403,8 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
     is round (a low-contrast pip: a white pip with a darker rim on a glossy black die whose top
     shines grey; a pip on a steep side face is squashed). With `one_sided`
     a ring that is not even passes when every sample lies well on the far side of the spot's (each
-    darker than a light spot by at least ONE_SIDED of the deepest sample's difference): a white pip
+    darker than the spot's brightest 3x3 pixel by at least ONE_SIDED of the deepest sample's
+    difference, and by ONE_SIDED_MIN): a white pip
     near a black die's edge, whose flat top shines grey in the light, is brighter than both the
     face and the bevel, while a white die's corner against its shadow is not brighter than the die;
     such a spot must be round too."""
@@ -513,8 +515,14 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
         darks = np.array([job[1] for job in jobs])[bid[rg]]
         sided = np.array([job[5] for job in jobs])[bid[rg]]
         if sided.any():
-            # a light spot's ring need not be even if every sample is well below it (dark: above)
-            gap = np.where(darks[:, None], vals - centre, centre - vals)
+            # a light spot's ring need not be even if every sample is well below it (dark: above);
+            # measured from the spot's brightest (darkest) pixel of the 3x3 at its peak: a glossy
+            # pip's centre pixel can fall on its shading, while the pip stands clear of the face
+            cy3 = np.minimum(np.maximum(iy[rg][:, None] + _D3[1], 0), Hr) + oy[rg][:, None]
+            cx3 = np.minimum(np.maximum(ix[rg][:, None] + _D3[0], 0), Wr) + pad
+            near3 = bmos[cy3, cx3].astype(np.float32)
+            top = np.where(darks, near3.min(axis=1), near3.max(axis=1))[:, None]
+            gap = np.where(darks[:, None], vals - top, top - vals)
             sided &= ~ring_ok & (gap.min(axis=1) >= np.maximum(ONE_SIDED * gap.max(axis=1), ONE_SIDED_MIN))
             ring_ok |= sided
             picky[rg] |= sided

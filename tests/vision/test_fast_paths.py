@@ -151,7 +151,9 @@ def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, r
             v, m, c = vals[i], float(med[i, 0]), float(centre[i, 0])
             ok = np.count_nonzero(np.abs(v - m) > 0.35 * abs(c - m) + 4) <= ring_odd
             if not ok and one_sided:
-                gap = v - c if dark else c - v
+                near3 = base[np.clip(iy[i] + np.arange(-1, 2)[:, None], 0, H - 1), np.clip(ix[i] + np.arange(-1, 2), 0, W - 1)]
+                top = float(near3.min() if dark else near3.max())
+                gap = v - top if dark else top - v
                 if gap.min() >= max(ONE_SIDED * gap.max(), ONE_SIDED_MIN):
                     ok = picky[i] = True
             if weak and sm[iy[i], ix[i]] <= t:
