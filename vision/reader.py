@@ -290,12 +290,15 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
 def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
     """Spots twice a pip's size (a big coloured one-pip) in the grey working copy `g`: the wider
     centre-surround, looked for on `g` halved (exactly, by area) where it is big enough, which
-    costs a sixth as much; positions and sizes in `g`'s pixels."""
+    costs a sixth as much; positions and sizes in `g`'s pixels. A faint one counts on an even ring
+    (pips.spots_at's t_even: a glossy red pip's shaded middle answers the wide pass weakly)."""
     h, w = g.shape
     if h < 32 or w < 32:
-        return spots_at(spots_response(g, None, 2.2 * a)[0], True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
+        return spots_at(spots_response(g, None, 2.2 * a)[0], True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a,
+                        t_even=T_EVEN)
     half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    found = spots_at(spots_response(half, None, 1.1 * a)[0], True, 0.4 * a, T_SPOT, base=half, ring=0.625 * a)
+    found = spots_at(spots_response(half, None, 1.1 * a)[0], True, 0.4 * a, T_SPOT, base=half, ring=0.625 * a,
+                     t_even=T_EVEN)
     return [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
 
 
@@ -309,7 +312,7 @@ def _big_spots_many(gs: list[np.ndarray], a: float) -> list[list[Pip]]:
             out[i] = _big_spots(g, a)
             continue
         half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-        jobs.append((spots_response(half, None, 1.1 * a)[0], True, None, half))
+        jobs.append((spots_response(half, None, 1.1 * a)[0], True, None, half, T_EVEN, False))
         at.append(i)
     for i, found in zip(at, spots_at_many(jobs, 0.4 * a, T_SPOT, ring=0.625 * a)):
         out[i] = [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
