@@ -495,11 +495,17 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     what the pips suggest; group() asks it of each face it would take, so a face that fails leaves
     its pips to the next candidate (a touching die's pip paired with this die's)."""
     x, y = f.cx / k, f.cy / k
-    if body is not None and not _has_body(body, x, y, 1.1 * a / k) and not _has_body(body, x, y, 2.0 * a / k, share=0.25):
+    if f.value == 1 and body is not None and not (
+            (_has_body(body, x, y, 1.1 * a / k) or _has_body(body, x, y, 2.0 * a / k, share=0.25))
+            and _off_centre(body, x, y, a / k) <= 0.45 * a / k):
+        # a lone spot not in the middle of a die (a pip on a side face, a speck), or on bare felt;
+        # unless its own flat top shows around it: a black die on black felt hardly differs from
+        # the empty tray, and the body map misses it or puts its middle aside
+        if not _square_top(gray, x, y, a / k, f.r / k):
+            return False
+    elif body is not None and not _has_body(body, x, y, 1.1 * a / k) and not _has_body(body, x, y, 2.0 * a / k, share=0.25):
         return False  # pips on bare felt (a pattern, a speck): no die there (a black die on black felt
         # shows only by its bevels and shadow, around its top face)
-    if f.value == 1 and body is not None and _off_centre(body, x, y, a / k) > 0.45 * a / k:
-        return False  # a lone spot not in the middle of a die: a pip on a side face, a speck
     if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
         return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
     if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark, gray):
@@ -729,6 +735,45 @@ def _has_body(body: tuple[np.ndarray, float], x: float, y: float, radius: float,
     inside = (np.arange(x0, x1)[None, :] - cx) ** 2 + (np.arange(y0, y1)[:, None] - cy) ** 2 <= r * r
     vals = diff[y0:y1, x0:x1][inside]
     return vals.size > 0 and np.count_nonzero(vals > 18) > share * vals.size
+
+
+SQUARE_RAYS = 12  # of _square_top's 16 rays, how many must end where the square does
+_RAYS = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+_RAY_COS, _RAY_SIN = np.cos(_RAYS), np.sin(_RAYS)
+_YAWS = np.radians(np.arange(0, 90, 3))
+# for each yaw (rows) and ray (columns): a unit square's edge distance along the ray, over its half side
+_SQUARE = 1.0 / np.maximum(np.abs(np.cos(_RAYS[None, :] - _YAWS[:, None])), np.abs(np.sin(_RAYS[None, :] - _YAWS[:, None])))
+
+
+def _square_top(gray: np.ndarray, x: float, y: float, a: float, r: float) -> bool:
+    """Is (x, y) (frame pixels; `a` the corner offset, `r` the pip's radius there) the middle of a flat
+    top face of a die's size? Along 16 rays from the pip the face's own even tone ends (at its bevel,
+    its shadow or the felt) where a square of the flat top's size (half side 1.55-2.05 a), centred on
+    the pip at some yaw, ends: SQUARE_RAYS of the 16 within 0.3 a of it. For a black die on black felt, where the
+    frame hardly differs from the empty tray and the body map cannot place the die; a pip on a side
+    face (foreshortened: no square) or off a face's middle, or a speck on bare felt (no edge), fails."""
+    h, w = gray.shape[:2]
+    r0, r1 = max(1.1 * a, 1.6 * r), 2.9 * a
+    m = int(math.ceil(r1)) + 2
+    if x - m < 0 or y - m < 0 or x + m >= w or y + m >= h:
+        return False
+    steps = np.arange(r0, r1, 0.1 * a)
+    xs = np.round(x + steps[None, :] * _RAY_COS[:, None]).astype(int)
+    ys = np.round(y + steps[None, :] * _RAY_SIN[:, None]).astype(int)
+    v = gray[ys, xs].astype(np.float32)  # rays x steps
+    inner = v[:, :3]
+    tone = float(np.median(inner))
+    noise = float(np.median(np.abs(inner - tone)))
+    off = np.abs(v - tone) > max(10.0, 4.0 * noise)
+    edge = off[:, :-1] & off[:, 1:]  # two samples in a row: not noise
+    found = edge.any(axis=1)
+    if found.sum() < SQUARE_RAYS:
+        return False  # rays run on in the face's tone: bare felt, no die
+    d = np.where(found, steps[edge.argmax(axis=1)], np.inf)
+    half = np.median(np.where(found, d, 3.0 * a)[None, :] / _SQUARE, axis=1)  # the square's half side, per yaw
+    near = (np.abs(d[None, :] - half[:, None] * _SQUARE) <= 0.3 * a).sum(axis=1)
+    best = int(near.argmax())
+    return bool(near[best] >= SQUARE_RAYS and 1.55 * a <= half[best] <= 2.05 * a)
 
 
 def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) -> float:
