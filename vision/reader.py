@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from vision import tray
-from vision.dice import MEASURED_GROWN, Face, Limits, group
+from vision.dice import FEW_ROUND, MEASURED_GROWN, Face, Limits, group
 from vision.tilt import cocked_reason, cocked_scores
 from vision.pips import LAYOUTS, Pip, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_at_many, spots_response, odd as _odd, scaled as _scaled
 
@@ -438,14 +438,14 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 doubtful.add(i)  # two like round pips: maybe a two whose face check failed
     # a one with a like pip a two's diagonal away on the same die (one no face took): a two whose
     # face check failed, or a one; no guess. Not for a big one-pip, nor a big spot (a shadow between
-    # dice answers the wide one-pip pass): a two's pips are a pip's size
+    # dice answers the wide one-pip pass): a two's pips are a pip's size, and round (dice.FEW_ROUND)
     taken = {j for f in kept for j in f.pips}
     for i, f in enumerate(kept):
         if f.value != 1 or f.r >= BIG_PIP * a:
             continue
         for j, p in enumerate(det.pips):
             if (j in taken or p.dark != f.dark or not 0.6 < p.r / f.r < 1.6 or p.r >= BIG_PIP * a
-                    or p.contrast < 0.4 * det.pips[f.pips[0]].contrast):
+                    or p.contrast < 0.4 * det.pips[f.pips[0]].contrast or p.elong < FEW_ROUND):
                 continue
             if 2.3 * a < math.hypot(p.x - f.cx, p.y - f.cy) < 3.4 * a and (
                     body is None or _has_body(body, (p.x + f.cx) / 2 / k, (p.y + f.cy) / 2 / k, 0.6 * a / k)):
