@@ -255,14 +255,16 @@ def fit_layout(pts: np.ndarray, affine: bool = True) -> Fit | None:
     for ti, tj in pairs:
         s = (pz[j] - pz[i]) / (tz[tj] - tz[ti])
         b = pz[i] - s * tz[ti]
+        before = None
         for _ in range(2):
             assign = []
             for t in tz:
                 q = s * t + b
                 ds = [abs(q - p) for p in pz]
                 assign.append(ds.index(min(ds)))  # the nearest pip (the first of equals)
-            if len(set(assign)) != n:
-                break
+            if len(set(assign)) != n or assign == before:
+                break  # (the same assignment again: the same fit again)
+            before = assign
             Pz = [pz[m] for m in assign]
             if affine and n >= 4:
                 # the least-squares affine map, template -> image: pinv @ P
@@ -358,7 +360,8 @@ def _plateaus(mask: np.ndarray) -> np.ndarray:
     if n > 48:  # broad plateaus (a smooth wide response): label the box around them instead
         y0, x0 = int(ys.min()), int(xs.min())
         box = (mask[y0:int(ys.max()) + 1, x0:int(xs.max()) + 1] != 0).astype(np.uint8)
-        _, lab, _, cents = cv2.connectedComponentsWithStats(box, connectivity=8)
+        # (BBDT: the labels and centroids of the default, Spaghetti, in half the time on this OpenCV)
+        _, lab, _, cents = cv2.connectedComponentsWithStatsWithAlgorithm(box, 8, cv2.CV_32S, cv2.CCL_GRANA)
         _, first = np.unique(lab[ys - y0, xs - x0], return_index=True)  # each label's first pixel
         order = np.argsort(first, kind="stable") + 1  # labels by the raster order of their first pixel
         return cents[order] + (x0, y0)

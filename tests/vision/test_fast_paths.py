@@ -717,3 +717,21 @@ def test_shrink_under_twice_is_close_to_an_area_shrink(scenes) -> None:
         assert np.percentile(d, 99) <= 6 and d.mean() < 1.0
     assert np.array_equal(_shrink(crop, 200, 150), cv2.resize(crop, (200, 150), interpolation=cv2.INTER_AREA))
     assert _shrink(crop, 400, 300) is crop
+
+
+def test_calibration_keeps_the_empty_tray_its_png_decodes_to(scenes) -> None:
+    """calibrate() keeps the small empty tray as the calibration's decoded image: what decoding its PNG
+    gives; and the reader's body map from the blurred copy it keeps on the calibration is the plain one."""
+    from calibration.profile import Calibration
+    from vision.reader import _body_map, body_map
+
+    for frame, cal in scenes:
+        kept = cal.empty_image()
+        fresh = Calibration(cal.image_size, cal.floor, cal.keep_zone, cal.pip_a, cal.pip_r, cal.pip_dark,
+                            cal.n_dice, cal.empty_small, cal.pip_kinds)  # as loaded from a profile: no image yet
+        decoded = fresh.empty_image()
+        assert kept is not decoded and np.array_equal(kept, decoded)
+        for c in (cal, fresh):
+            for _ in range(2):  # (the second time from the kept blur)
+                got, want = _body_map(frame, c), body_map(frame, c.empty_image())
+                assert np.array_equal(got[0], want[0]) and got[1] == want[1]
