@@ -123,6 +123,10 @@ def _percentile(vals: np.ndarray, q: float) -> float:
     return v0 + (idx - lo) * (v1 - v0)
 
 
+FEW_ROUND = 0.65  # with a known size, the least elongation of a two's or three's pips (flat ones: 0.67 and up,
+# 1% under 0.74; 600 own-seed scenes, seeds 3,000,000 up)
+
+
 #: the largest a face may look over a calibrated size measured on a reference throw: a die on the
 #: rim looks up to ~11% bigger (a tilted face smaller), and two pips farther apart are two dice's (a
 #: one-pip with a touching die's pip, or with a light patch of a white die's face beside it). On
@@ -131,8 +135,6 @@ def _percentile(vals: np.ndarray, q: float) -> float:
 #: A size only estimated from the frame (calibration measuring its reference throw, a profile
 #: without one) keeps Limits' 1.25: on bench case 562 the cap made calibration measure small
 #: dice 27% too small.
-FEW_ROUND = 0.65  # with a known size, the least elongation of a two's or three's pips (flat ones: 0.67 and up,
-# 1% under 0.74; 600 own-seed scenes, seeds 3,000,000 up)
 MEASURED_GROWN = 1.15
 
 
