@@ -6,7 +6,8 @@ reference throw), (2) no
 other pip of the same kind lies inside the face it implies (a 6 is never read
 as a 4, two touching 2s never as a 4), and (3) the face between the pips is
 plain: no crevice, edge or stray spot (the hat response there is low), (4) its
-pips are alike in contrast (ALIKE), and (5) the caller's own look at it (`accept`:
+pips are alike in contrast (ALIKE), and with a known size a two's or three's pips are each round
+(FEW_ROUND: a squashed spot is a side face's pip or a highlight on an edge), and (5) the caller's own look at it (`accept`:
 the reader asks whether a die lies under it) passes. Larger faces come first, and
 among faces of as many pips the better fit, counting the distance from the known
 size. A group that fails is not read at all, and its pips stay for the next
