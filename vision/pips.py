@@ -501,6 +501,7 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
     ix, iy = allc[:, 0].round().astype(int), allc[:, 1].round().astype(int)
     keep = (ix - h >= 0) & (iy - h >= 0) & (ix + h < Ws) & (iy + h < Hs)
     picky = np.zeros(len(allc), bool)  # spots let in faint or by a one-sided ring: they must be round
+    rival = np.ones(len(allc), bool)  # candidates that split a neighbour's outline (not a refused faint one)
     ringed = np.array([job[3] is not None and ring > 0 for job in jobs])[bid]
     if ringed.any():
         rg = np.nonzero(ringed)[0]
@@ -539,6 +540,7 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
             even = ((np.abs(vals - med) > 0.2 * step + 3).sum(axis=1) == 0) & (stands >= EVEN_STEP)
             keep[rg] &= ~low | even
             picky[rg] |= low
+            rival[rg[low & ~even]] = False  # (only there because t_even lowered the box's threshold)
     sel = np.nonzero(keep)[0]
     if len(sel) == 0:
         return out
@@ -552,7 +554,8 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
     subs = mos[gys[:, None, None] + yy, gxs[:, None, None] + xx]
     dx = allc[None, :, 0] - cxs[:, None]
     dy = allc[None, :, 1] - cys[:, None]
-    other = (np.abs(dx) < 2 * h) & (np.abs(dy) < 2 * h) & ((dx != 0) | (dy != 0)) & (bid[None, :] == bid[sel][:, None])
+    other = ((np.abs(dx) < 2 * h) & (np.abs(dy) < 2 * h) & ((dx != 0) | (dy != 0)) & (bid[None, :] == bid[sel][:, None])
+             & rival[None, :])
     own = np.ones(subs.shape, bool)
     ps, pj = np.nonzero(other)
     if len(ps):
