@@ -39,6 +39,15 @@ def _bench_like(seed: int, size: tuple[int, int], n: int):
     (5000166, (1280, 960), 8, "square top"),
     (5000409, (640, 480), 5, "square top"),
     (5000526, (1280, 960), 8, "square top"),
+    # a one-pip paired with a squashed highlight on a neighbour's edge into a 'two' that lost to the
+    # neighbour's face (and with it the one); a two's pips are each round (dice.FEW_ROUND)
+    (5000175, (640, 480), 5, "round two"),
+    (5000652, (1280, 960), 8, "round two"),
+    # a glossy three whose corner pip by the bevel measures 0.64 round: still a three
+    (5000472, (1280, 960), 8, "round three"),
+    # a refused faint candidate of the big one-pip pass split a shadow's spot, which then made a
+    # small 'two' with a one-pip (pips.spots_at_many: refused faint candidates are no rivals)
+    (5000623, (640, 480), 8, "no rival"),
 ])
 def test_once_refused_scenes_read_exactly(seed: int, size: tuple[int, int], n: int, why: str) -> None:
     r, t = _bench_like(seed, size, n)
