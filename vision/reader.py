@@ -761,12 +761,13 @@ _SQUARE = 1.0 / np.maximum(np.abs(np.cos(_RAYS[None, :] - _YAWS[:, None])), np.a
 
 
 def _square_top(gray: np.ndarray, x: float, y: float, a: float, r: float) -> bool:
-    """Is (x, y) (frame pixels; `a` the corner offset, `r` the pip's radius there) the middle of a flat
-    top face of a die's size? Along 16 rays from the pip the face's own even tone ends (at its bevel,
-    its shadow or the felt) where a square of the flat top's size (half side 1.55-2.05 a), centred on
-    the pip at some yaw, ends: SQUARE_RAYS of the 16 within 0.3 a of it. For a black die on black felt, where the
-    frame hardly differs from the empty tray and the body map cannot place the die; a pip on a side
-    face (foreshortened: no square) or off a face's middle, or a speck on bare felt (no edge), fails."""
+    """Is (x, y) (frame pixels; `a` the corner offset, `r` the pip's radius there) the middle of a
+    flat top face of a die's size? Along 16 rays from the pip the face's own even tone ends (at its
+    bevel, its shadow or the felt) where a square of the flat top's size (half side 1.55-2.05 a),
+    centred on the pip at some yaw, ends: SQUARE_RAYS of the 16 within 0.3 a of it. For a black die
+    on black felt, where the frame hardly differs from the empty tray and the body map cannot place
+    the die; a pip on a side face (foreshortened: no square) or off a face's middle, or a speck on
+    bare felt (no edge), fails."""
     h, w = gray.shape[:2]
     r0, r1 = max(1.1 * a, 1.6 * r), 2.9 * a
     m = int(math.ceil(r1)) + 2
