@@ -322,6 +322,7 @@ def spots_response(gray: np.ndarray, white: np.ndarray | None, a: float) -> tupl
     return out[0], out[1]
 
 
+_D3 = np.mgrid[-1:2, -1:2].reshape(2, 9)[::-1]  # (dx, dy) of a 3x3 neighbourhood
 _RING_COS = np.cos(np.linspace(0, 2 * math.pi, 16, endpoint=False))
 _RING_SIN = np.sin(np.linspace(0, 2 * math.pi, 16, endpoint=False))
 
@@ -405,7 +406,8 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
     is round (a low-contrast pip: a white pip with a darker rim on a glossy black die whose top
     shines grey; a pip on a steep side face is squashed). With `one_sided`
     a ring that is not even passes when every sample lies well on the far side of the spot's (each
-    darker than a light spot by at least ONE_SIDED of the deepest sample's difference): a white pip
+    darker than the spot's brightest 3x3 pixel by at least ONE_SIDED of the deepest sample's
+    difference, and by ONE_SIDED_MIN): a white pip
     near a black die's edge, whose flat top shines grey in the light, is brighter than both the
     face and the bevel, while a white die's corner against its shadow is not brighter than the die;
     such a spot must be round too."""
@@ -499,6 +501,7 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
     ix, iy = allc[:, 0].round().astype(int), allc[:, 1].round().astype(int)
     keep = (ix - h >= 0) & (iy - h >= 0) & (ix + h < Ws) & (iy + h < Hs)
     picky = np.zeros(len(allc), bool)  # spots let in faint or by a one-sided ring: they must be round
+    rival = np.ones(len(allc), bool)  # candidates that split a neighbour's outline (not a refused faint one)
     ringed = np.array([job[3] is not None and ring > 0 for job in jobs])[bid]
     if ringed.any():
         rg = np.nonzero(ringed)[0]
@@ -516,8 +519,14 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
         darks = np.array([job[1] for job in jobs])[bid[rg]]
         sided = np.array([job[5] for job in jobs])[bid[rg]]
         if sided.any():
-            # a light spot's ring need not be even if every sample is well below it (dark: above)
-            gap = np.where(darks[:, None], vals - centre, centre - vals)
+            # a light spot's ring need not be even if every sample is well below it (dark: above);
+            # measured from the spot's brightest (darkest) pixel of the 3x3 at its peak: a glossy
+            # pip's centre pixel can fall on its shading, while the pip stands clear of the face
+            cy3 = np.minimum(np.maximum(iy[rg][:, None] + _D3[1], 0), Hr) + oy[rg][:, None]
+            cx3 = np.minimum(np.maximum(ix[rg][:, None] + _D3[0], 0), Wr) + pad
+            near3 = bmos[cy3, cx3].astype(np.float32)
+            top = np.where(darks, near3.min(axis=1), near3.max(axis=1))[:, None]
+            gap = np.where(darks[:, None], vals - top, top - vals)
             sided &= ~ring_ok & (gap.min(axis=1) >= np.maximum(ONE_SIDED * gap.max(axis=1), ONE_SIDED_MIN))
             ring_ok |= sided
             picky[rg] |= sided
@@ -531,6 +540,7 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
             even = ((np.abs(vals - med) > 0.2 * step + 3).sum(axis=1) == 0) & (stands >= EVEN_STEP)
             keep[rg] &= ~low | even
             picky[rg] |= low
+            rival[rg[low & ~even]] = False  # (only there because t_even lowered the box's threshold)
     sel = np.nonzero(keep)[0]
     if len(sel) == 0:
         return out
@@ -544,7 +554,8 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
     subs = mos[gys[:, None, None] + yy, gxs[:, None, None] + xx]
     dx = allc[None, :, 0] - cxs[:, None]
     dy = allc[None, :, 1] - cys[:, None]
-    other = (np.abs(dx) < 2 * h) & (np.abs(dy) < 2 * h) & ((dx != 0) | (dy != 0)) & (bid[None, :] == bid[sel][:, None])
+    other = ((np.abs(dx) < 2 * h) & (np.abs(dy) < 2 * h) & ((dx != 0) | (dy != 0)) & (bid[None, :] == bid[sel][:, None])
+             & rival[None, :])
     own = np.ones(subs.shape, bool)
     ps, pj = np.nonzero(other)
     if len(ps):

@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from vision import tray
-from vision.dice import MEASURED_GROWN, Face, Limits, group
+from vision.dice import FEW_ROUND, MEASURED_GROWN, Face, Limits, group
 from vision.tilt import cocked_reason, cocked_scores
 from vision.pips import LAYOUTS, Pip, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_at_many, spots_response, odd as _odd, scaled as _scaled
 
@@ -290,12 +290,15 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
 def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
     """Spots twice a pip's size (a big coloured one-pip) in the grey working copy `g`: the wider
     centre-surround, looked for on `g` halved (exactly, by area) where it is big enough, which
-    costs a sixth as much; positions and sizes in `g`'s pixels."""
+    costs a sixth as much; positions and sizes in `g`'s pixels. A faint one counts on an even ring
+    (pips.spots_at's t_even: a glossy red pip's shaded middle answers the wide pass weakly)."""
     h, w = g.shape
     if h < 32 or w < 32:
-        return spots_at(spots_response(g, None, 2.2 * a)[0], True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a)
+        return spots_at(spots_response(g, None, 2.2 * a)[0], True, 0.8 * a, T_SPOT, base=g, ring=1.25 * a,
+                        t_even=T_EVEN)
     half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    found = spots_at(spots_response(half, None, 1.1 * a)[0], True, 0.4 * a, T_SPOT, base=half, ring=0.625 * a)
+    found = spots_at(spots_response(half, None, 1.1 * a)[0], True, 0.4 * a, T_SPOT, base=half, ring=0.625 * a,
+                     t_even=T_EVEN)
     return [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
 
 
@@ -309,7 +312,7 @@ def _big_spots_many(gs: list[np.ndarray], a: float) -> list[list[Pip]]:
             out[i] = _big_spots(g, a)
             continue
         half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-        jobs.append((spots_response(half, None, 1.1 * a)[0], True, None, half))
+        jobs.append((spots_response(half, None, 1.1 * a)[0], True, None, half, T_EVEN, False))
         at.append(i)
     for i, found in zip(at, spots_at_many(jobs, 0.4 * a, T_SPOT, ring=0.625 * a)):
         out[i] = [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
@@ -435,14 +438,14 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 doubtful.add(i)  # two like round pips: maybe a two whose face check failed
     # a one with a like pip a two's diagonal away on the same die (one no face took): a two whose
     # face check failed, or a one; no guess. Not for a big one-pip, nor a big spot (a shadow between
-    # dice answers the wide one-pip pass): a two's pips are a pip's size
+    # dice answers the wide one-pip pass): a two's pips are a pip's size, and round (dice.FEW_ROUND)
     taken = {j for f in kept for j in f.pips}
     for i, f in enumerate(kept):
         if f.value != 1 or f.r >= BIG_PIP * a:
             continue
         for j, p in enumerate(det.pips):
             if (j in taken or p.dark != f.dark or not 0.6 < p.r / f.r < 1.6 or p.r >= BIG_PIP * a
-                    or p.contrast < 0.4 * det.pips[f.pips[0]].contrast):
+                    or p.contrast < 0.4 * det.pips[f.pips[0]].contrast or p.elong < FEW_ROUND):
                 continue
             if 2.3 * a < math.hypot(p.x - f.cx, p.y - f.cy) < 3.4 * a and (
                     body is None or _has_body(body, (p.x + f.cx) / 2 / k, (p.y + f.cy) / 2 / k, 0.6 * a / k)):
@@ -492,11 +495,17 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     what the pips suggest; group() asks it of each face it would take, so a face that fails leaves
     its pips to the next candidate (a touching die's pip paired with this die's)."""
     x, y = f.cx / k, f.cy / k
-    if body is not None and not _has_body(body, x, y, 1.1 * a / k) and not _has_body(body, x, y, 2.0 * a / k, share=0.25):
+    if f.value == 1 and body is not None and not (
+            (_has_body(body, x, y, 1.1 * a / k) or _has_body(body, x, y, 2.0 * a / k, share=0.25))
+            and _off_centre(body, x, y, a / k) <= 0.45 * a / k):
+        # a lone spot not in the middle of a die (a pip on a side face, a speck), or on bare felt;
+        # unless its own flat top shows around it: a black die on black felt hardly differs from
+        # the empty tray, and the body map misses it or puts its middle aside
+        if not _square_top(gray, x, y, a / k, f.r / k):
+            return False
+    elif body is not None and not _has_body(body, x, y, 1.1 * a / k) and not _has_body(body, x, y, 2.0 * a / k, share=0.25):
         return False  # pips on bare felt (a pattern, a speck): no die there (a black die on black felt
         # shows only by its bevels and shadow, around its top face)
-    if f.value == 1 and body is not None and _off_centre(body, x, y, a / k) > 0.45 * a / k:
-        return False  # a lone spot not in the middle of a die: a pip on a side face, a speck
     if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
         return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
     if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark, gray):
@@ -741,6 +750,46 @@ def _has_body(body: tuple[np.ndarray, float], x: float, y: float, radius: float,
     inside = (np.arange(x0, x1)[None, :] - cx) ** 2 + (np.arange(y0, y1)[:, None] - cy) ** 2 <= r * r
     vals = diff[y0:y1, x0:x1][inside]
     return vals.size > 0 and np.count_nonzero(vals > 18) > share * vals.size
+
+
+SQUARE_RAYS = 12  # of _square_top's 16 rays, how many must end where the square does
+_RAYS = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+_RAY_COS, _RAY_SIN = np.cos(_RAYS), np.sin(_RAYS)
+_YAWS = np.radians(np.arange(0, 90, 3))
+# for each yaw (rows) and ray (columns): a unit square's edge distance along the ray, over its half side
+_SQUARE = 1.0 / np.maximum(np.abs(np.cos(_RAYS[None, :] - _YAWS[:, None])), np.abs(np.sin(_RAYS[None, :] - _YAWS[:, None])))
+
+
+def _square_top(gray: np.ndarray, x: float, y: float, a: float, r: float) -> bool:
+    """Is (x, y) (frame pixels; `a` the corner offset, `r` the pip's radius there) the middle of a
+    flat top face of a die's size? Along 16 rays from the pip the face's own even tone ends (at its
+    bevel, its shadow or the felt) where a square of the flat top's size (half side 1.55-2.05 a),
+    centred on the pip at some yaw, ends: SQUARE_RAYS of the 16 within 0.3 a of it. For a black die
+    on black felt, where the frame hardly differs from the empty tray and the body map cannot place
+    the die; a pip on a side face (foreshortened: no square) or off a face's middle, or a speck on
+    bare felt (no edge), fails."""
+    h, w = gray.shape[:2]
+    r0, r1 = max(1.1 * a, 1.6 * r), 2.9 * a
+    m = int(math.ceil(r1)) + 2
+    if x - m < 0 or y - m < 0 or x + m >= w or y + m >= h:
+        return False
+    steps = np.arange(r0, r1, 0.1 * a)
+    xs = np.round(x + steps[None, :] * _RAY_COS[:, None]).astype(int)
+    ys = np.round(y + steps[None, :] * _RAY_SIN[:, None]).astype(int)
+    v = gray[ys, xs].astype(np.float32)  # rays x steps
+    inner = v[:, :3]
+    tone = float(np.median(inner))
+    noise = float(np.median(np.abs(inner - tone)))
+    off = np.abs(v - tone) > max(10.0, 4.0 * noise)
+    edge = off[:, :-1] & off[:, 1:]  # two samples in a row: not noise
+    found = edge.any(axis=1)
+    if found.sum() < SQUARE_RAYS:
+        return False  # rays run on in the face's tone: bare felt, no die
+    d = np.where(found, steps[edge.argmax(axis=1)], np.inf)
+    half = np.median(np.where(found, d, 3.0 * a)[None, :] / _SQUARE, axis=1)  # the square's half side, per yaw
+    near = (np.abs(d[None, :] - half[:, None] * _SQUARE) <= 0.3 * a).sum(axis=1)
+    best = int(near.argmax())
+    return bool(near[best] >= SQUARE_RAYS and 1.55 * a <= half[best] <= 2.05 * a)
 
 
 def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) -> float:

@@ -146,18 +146,23 @@ def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, r
         med = (vals[:, 7:8] + vals[:, 8:9]) * 0.5
         centre = base[np.clip(iy, 0, H - 1), np.clip(ix, 0, W - 1)].astype(np.float32)[:, None]
     picky = np.zeros(len(allc), bool)
+    rival = np.ones(len(allc), bool)  # a faint candidate refused does not split its neighbours' outlines
     if base is not None and ring > 0:
         for i in range(len(allc)):
             v, m, c = vals[i], float(med[i, 0]), float(centre[i, 0])
             ok = np.count_nonzero(np.abs(v - m) > 0.35 * abs(c - m) + 4) <= ring_odd
             if not ok and one_sided:
-                gap = v - c if dark else c - v
+                near3 = base[np.clip(iy[i] + np.arange(-1, 2)[:, None], 0, H - 1), np.clip(ix[i] + np.arange(-1, 2), 0, W - 1)]
+                top = float(near3.min() if dark else near3.max())
+                gap = v - top if dark else top - v
                 if gap.min() >= max(ONE_SIDED * gap.max(), ONE_SIDED_MIN):
                     ok = picky[i] = True
             if weak and sm[iy[i], ix[i]] <= t:
                 picky[i] = True
-                ok = ok and np.count_nonzero(np.abs(v - m) > 0.2 * abs(c - m) + 3) == 0 and (
+                even = np.count_nonzero(np.abs(v - m) > 0.2 * abs(c - m) + 3) == 0 and (
                     (m - c) if dark else (c - m)) >= EVEN_STEP
+                ok = ok and even
+                rival[i] = even
             keep[i] &= ok
     yy, xx = _window(h)
     side = 2 * h + 1
@@ -167,7 +172,7 @@ def _spots_at_loop(resp, dark, r, t_low=14.0, where=None, base=None, ring=0.0, r
         sub = resp[y - h:y + h + 1, x - h:x + h + 1]
         peak = float(sm[y, x])
         own = None
-        near = allc[(np.abs(allc[:, 0] - cx) < 2 * h) & (np.abs(allc[:, 1] - cy) < 2 * h)]
+        near = allc[(np.abs(allc[:, 0] - cx) < 2 * h) & (np.abs(allc[:, 1] - cy) < 2 * h) & (rival | (np.arange(len(allc)) == i))]
         if len(near) > 1:
             gx, gy = xx + (x - cx), yy + (y - cy)
             others = near[(near[:, 0] != cx) | (near[:, 1] != cy)] - (cx, cy)
