@@ -495,17 +495,17 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     what the pips suggest; group() asks it of each face it would take, so a face that fails leaves
     its pips to the next candidate (a touching die's pip paired with this die's)."""
     x, y = f.cx / k, f.cy / k
-    if f.value == 1 and body is not None and not (
-            (_has_body(body, x, y, 1.1 * a / k) or _has_body(body, x, y, 2.0 * a / k, share=0.25))
-            and _off_centre(body, x, y, a / k) <= 0.45 * a / k):
+    # pips on bare felt (a pattern, a speck) have no die under them (a black die on black felt shows
+    # only by its bevels and shadow, around its top face)
+    on_die = body is None or _has_body(body, x, y, 1.1 * a / k) or _has_body(body, x, y, 2.0 * a / k, share=0.25)
+    if f.value == 1 and body is not None and not (on_die and _off_centre(body, x, y, a / k) <= 0.45 * a / k):
         # a lone spot not in the middle of a die (a pip on a side face, a speck), or on bare felt;
         # unless its own flat top shows around it: a black die on black felt hardly differs from
         # the empty tray, and the body map misses it or puts its middle aside
         if not _square_top(gray, x, y, a / k, f.r / k):
             return False
-    elif body is not None and not _has_body(body, x, y, 1.1 * a / k) and not _has_body(body, x, y, 2.0 * a / k, share=0.25):
-        return False  # pips on bare felt (a pattern, a speck): no die there (a black die on black felt
-        # shows only by its bevels and shadow, around its top face)
+    elif not on_die:
+        return False
     if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
         return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
     if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark, gray):
