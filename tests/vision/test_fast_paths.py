@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.dice import _percentile
-from vision.pips import LAYOUTS, _plateaus, brightest, darkest, fit_layout
+from vision.pips import LAYOUTS, _plateaus, blur_u8, brightest, darkest, fit_layout
 
 
 def test_channel_extremes_are_numpy_min_and_max() -> None:
@@ -18,6 +18,15 @@ def test_channel_extremes_are_numpy_min_and_max() -> None:
     assert np.array_equal(brightest(img), img.max(axis=2))
     view = img[3:30, 5:40]  # a crop of a bigger frame (not contiguous)
     assert np.array_equal(darkest(view), view.min(axis=2))
+
+
+@pytest.mark.parametrize("sigma", [0.7, 1.14, 1.52, 1.6, 2.3, 3.3])
+def test_blur_u8_is_opencvs_gaussian_blur(sigma: float) -> None:
+    rng = np.random.default_rng(int(sigma * 100))
+    for shape in [(5, 7), (40, 33), (301, 290)]:
+        img = rng.integers(0, 256, shape, dtype=np.uint8)
+        for im in (img, np.full(shape, 255, np.uint8), (img > 128).astype(np.uint8) * 255):
+            assert np.array_equal(blur_u8(im, sigma), cv2.GaussianBlur(im, (0, 0), sigma))
 
 
 @pytest.mark.parametrize("n", [10, 11, 57, 400])
