@@ -414,6 +414,36 @@ def _plateaus(mask: np.ndarray) -> np.ndarray:
     return np.stack([np.bincount(group, xs) / count, np.bincount(group, ys) / count], axis=1)
 
 
+def _touching(xs: list[int], ys: list[int], box: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Groups of 8-connected pixels (x, y) of the same box, the pixels given box by box in raster
+    order: (each group's first pixel, each pixel's group), groups in the order of their first
+    pixels (np.unique of the least pixel index in each pixel's group, as spots_at_many's plateaus
+    were). A union-find over the pixels met already (left, and the three above), all the same
+    groups as comparing every pair of pixels: a tenth of the time for a hundred pixels."""
+    n = len(xs)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = i = parent[parent[i]]
+        return i
+
+    seen: dict[tuple[int, int, int], int] = {}
+    for i in range(n):
+        x, y, b = xs[i], ys[i], box[i]
+        for key in ((b, x - 1, y), (b, x - 1, y - 1), (b, x, y - 1), (b, x + 1, y - 1)):
+            j = seen.get(key)
+            if j is not None:
+                ri, rj = root(i), root(j)
+                if ri != rj:  # the later root joins the earlier: a group's root is its first pixel
+                    parent[max(ri, rj)] = min(ri, rj)
+        seen[b, x, y] = i
+    roots = [root(i) for i in range(n)]
+    first = sorted(set(roots))
+    rank = {r: k for k, r in enumerate(first)}
+    return np.array(first, np.int64), np.array([rank[r] for r in roots], np.int64)
+
+
 EVEN_SHARE = 0.6  # spots_at's t_even applies from this share of the threshold it lowers
 EVEN_STEP = 35.0  # ... to a spot this much brighter (darker) than its wholly even ring
 EVEN_ELONG = 0.8  # ... and is round (its outline's minor over major axis), as a one_sided spot must be
@@ -509,16 +539,7 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
         pts = np.concatenate(small_pts)
         box = np.concatenate([np.full(len(p), j) for p, j in zip(small_pts, small_ids)])
         xs, ys = pts[:, 0], pts[:, 1]
-        n = len(xs)
-        near = (np.abs(xs[:, None] - xs[None, :]) <= 1) & (np.abs(ys[:, None] - ys[None, :]) <= 1) & (box[:, None] == box[None, :])
-        roots = np.arange(n)
-        if np.count_nonzero(near) > n:
-            while True:
-                nxt = np.where(near, roots[None, :], n).min(axis=1)
-                if np.array_equal(nxt, roots):
-                    break
-                roots = nxt
-        first, group = np.unique(roots, return_inverse=True)
+        first, group = _touching(xs.tolist(), ys.tolist(), box.tolist())
         count = np.bincount(group)
         cents.append(np.stack([np.bincount(group, xs) / count, np.bincount(group, ys) / count], axis=1))
         bids.append(box[first])

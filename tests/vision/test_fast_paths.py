@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.dice import _percentile
-from vision.pips import LAYOUTS, _plateaus, blur_u8, brightest, darkest, fit_layout
+from vision.pips import LAYOUTS, _plateaus, _touching, blur_u8, brightest, darkest, fit_layout
 
 
 def test_channel_extremes_are_numpy_min_and_max() -> None:
@@ -45,6 +45,32 @@ def test_plateaus_are_the_components_of_the_mask() -> None:
         assert mine.shape == cents[1:].shape
         assert np.allclose(order(mine), order(cents[1:]))
     assert _plateaus(np.zeros((5, 5), bool)).shape == (0, 2)
+
+
+def test_touching_is_every_pair_compared() -> None:
+    """_touching's groups are those of comparing every pair of pixels and taking, until nothing
+    changes, the least index among each pixel's neighbours (spots_at_many's first version)."""
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        boxes = []
+        for b in range(int(rng.integers(1, 4))):
+            m = rng.random((int(rng.integers(1, 12)), int(rng.integers(1, 12)))) < rng.uniform(0.05, 0.6)
+            ys, xs = np.nonzero(m)  # raster order
+            boxes.append((xs, ys, np.full(len(xs), b)))
+        xs, ys, box = (np.concatenate([t[i] for t in boxes]).astype(np.int64) for i in range(3))
+        n = len(xs)
+        if n == 0:
+            continue
+        near = (np.abs(xs[:, None] - xs[None, :]) <= 1) & (np.abs(ys[:, None] - ys[None, :]) <= 1) & (box[:, None] == box[None, :])
+        roots = np.arange(n)
+        while True:
+            nxt = np.where(near, roots[None, :], n).min(axis=1)
+            if np.array_equal(nxt, roots):
+                break
+            roots = nxt
+        first, group = np.unique(roots, return_inverse=True)
+        mine = _touching(xs.tolist(), ys.tolist(), box.tolist())
+        assert np.array_equal(mine[0], first) and np.array_equal(mine[1], group)
 
 
 def _lstsq_fit(pts: np.ndarray, tpl: np.ndarray) -> tuple[np.ndarray, float]:
