@@ -220,12 +220,16 @@ def _pip_checks(cands: list[tuple[Fit, tuple[int, ...] | list[int]]], pips: list
     ok = (~on.any(axis=1)).tolist()
     ones = [i for i, f in enumerate(fits) if f.value == 1 and ok[i]]
     if ones:
-        near = like[ones] & ~own[ones] & (R[None, :] > (0.6 * np.array([rs[i] for i in ones]))[:, None])
-        for i, row in zip(ones, near.tolist()):
-            p, r = pips[first[i]], rs[i]
-            if any(math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
-                   for k, b in enumerate(row) if b):
-                ok[i] = False  # a lone pip with others near it is a face whose other pips did not group
+        # a lone pip with others near it is a face whose other pips did not group: every one against
+        # every pip at once (np.hypot is math.hypot; the reach is _one_reach's)
+        r1 = np.array([rs[i] for i in ones])[:, None]
+        f1 = [first[i] for i in ones]
+        reach = 2.1 * lim.a_hint if lim.a_hint else 11.0 * np.minimum(r1, R[None, :])
+        near = (like[ones] & ~own[ones] & (R[None, :] > 0.6 * r1)
+                & (np.hypot(X[None, :] - X[f1][:, None], Y[None, :] - Y[f1][:, None]) < reach))
+        for i, crowded in zip(ones, near.any(axis=1).tolist()):
+            if crowded:
+                ok[i] = False
     return ok
 
 
