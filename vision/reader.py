@@ -212,9 +212,9 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 crop, (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_LINEAR)
             if work.ndim == 2:
                 work = cv2.cvtColor(work, cv2.COLOR_GRAY2BGR)
-            g = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+            g = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY) if want_dark else None  # (only dark pips look at it)
             mn = whiteness(work) if want_light else None
-            d, l = spots_response(g if want_dark else None, mn, a)
+            d, l = spots_response(g, mn, a)
             # for the plain-face check: how far each pixel stands out from the face around it
             hats_at.append((X0, Y0, X1, Y1, cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, kb) if want_dark else None,
                             cv2.morphologyEx(mn, cv2.MORPH_TOPHAT, kb) if want_light else None))
@@ -362,7 +362,7 @@ def _second_look(loose: list[Pip], spots: list[Pip], maps: list[tuple], a: float
     `spots` found already: responses down to T_SECOND, rings with up to SECOND_ODD odd samples of 16."""
     jobs, places = [], []
     for X0, Y0, d, l, g, mn, where in maps:
-        h, w = g.shape
+        h, w = (g if g is not None else mn).shape
         for is_dark, resp, base in ((True, d, g), (False, l, mn)):
             if resp is None:
                 continue
