@@ -658,8 +658,15 @@ def _off_tray(cal: "Calibration", x: float, y: float, die: float, grown: float |
 
 
 def _body_map(frame: np.ndarray, cal: "Calibration") -> tuple[np.ndarray, float] | None:
-    """How far each pixel differs from the empty tray (small scale), and that scale; None without one.
-    The empty tray's blurred copy is made once per calibration (kept on it, like its decoded image)."""
+    """How far each pixel differs from the empty tray (small scale), and that scale; None without one."""
+    kept = empty_blurred(cal)
+    return None if kept is None else body_map(frame, kept[0], kept[1])
+
+
+def empty_blurred(cal: "Calibration") -> tuple[np.ndarray, np.ndarray] | None:
+    """The calibration's small empty tray and its blurred copy for body_map, made once per calibration
+    (kept on it, like its decoded image; calibrate() makes it, so a first frame does not); None
+    without one."""
     empty = cal.empty_image()
     if empty is None:
         return None
@@ -667,7 +674,7 @@ def _body_map(frame: np.ndarray, cal: "Calibration") -> tuple[np.ndarray, float]
     if kept is None or kept[0] is not empty:
         kept = (empty, cv2.GaussianBlur(empty, (3, 3), 0))
         object.__setattr__(cal, "_empty_blurred", kept)
-    return body_map(frame, empty, kept[1])
+    return kept
 
 
 def body_map(frame: np.ndarray, empty_small: np.ndarray,

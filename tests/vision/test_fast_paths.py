@@ -759,7 +759,8 @@ def test_shrink_under_twice_is_close_to_an_area_shrink(scenes) -> None:
 
 def test_calibration_keeps_the_empty_tray_its_png_decodes_to(scenes) -> None:
     """calibrate() keeps the small empty tray as the calibration's decoded image: what decoding its PNG
-    gives; and the reader's body map from the blurred copy it keeps on the calibration is the plain one."""
+    gives, and its blurred copy for the body map (made by calibrate(), not by the first read); and the
+    reader's body map from the blurred copy it keeps on the calibration is the plain one."""
     from calibration.profile import Calibration
     from vision.reader import _body_map, body_map
 
@@ -769,6 +770,7 @@ def test_calibration_keeps_the_empty_tray_its_png_decodes_to(scenes) -> None:
                             cal.n_dice, cal.empty_small, cal.pip_kinds)  # as loaded from a profile: no image yet
         decoded = fresh.empty_image()
         assert kept is not decoded and np.array_equal(kept, decoded)
+        assert cal.__dict__["_empty_blurred"][0] is kept
         for c in (cal, fresh):
             for _ in range(2):  # (the second time from the kept blur)
                 got, want = _body_map(frame, c), body_map(frame, c.empty_image())
