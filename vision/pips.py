@@ -356,6 +356,8 @@ def _fixed_kernel(sigma: float) -> np.ndarray:
             kern[i] = kern[n - 1 - i] = round(v)
             err = v - kern[i]
         kern[n // 2] = 256 - 2 * int(kern[:n // 2].sum())
+        if len(_FIXED_KERNELS) >= 64:  # (a few sigmas per calibration: kept bounded all the same)
+            _FIXED_KERNELS.clear()
         _FIXED_KERNELS[sigma] = kern
     return kern
 
