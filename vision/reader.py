@@ -323,6 +323,10 @@ T_SECOND = 20.0  # the second look's least response (T_SPOT for the first)
 SECOND_ODD = 10  # and how many of a spot's 16 ring samples may be odd (5 for the first)
 
 
+_D3Y = np.array([-1, -1, -1, 0, 0, 0, 1, 1, 1])  # a 3x3 neighbourhood's offsets
+_D3X = np.array([-1, 0, 1, -1, 0, 1, -1, 0, 1])
+
+
 def _add_spots(spots: list[Pip], found: list[Pip], X0: int, Y0: int, dark: np.ndarray, light: np.ndarray,
                apart: float) -> list[Pip]:
     """Add the spots `found` in a search box at (X0, Y0) to `spots` (working coordinates), each unless
@@ -343,14 +347,18 @@ def _add_spots(spots: list[Pip], found: list[Pip], X0: int, Y0: int, dark: np.nd
                     & (np.abs(sy[None, :] - fy[:, None] - Y0) < apart)).any(axis=1)
     near_new = ((fd[None, :] == fd[:, None]) & (np.abs((fx + X0)[None, :] - fx[:, None] - X0) < apart)
                 & (np.abs((fy + Y0)[None, :] - fy[:, None] - Y0) < apart)).tolist()  # [i][j]: i near j added
+    # each spot's contrast: the map's brightest pixel of the 3x3 around it (indices clipped at the
+    # map's edges, as a slice stops there), for all found spots at once
+    h, w = dark.shape
+    px, py = np.round(fx + X0).astype(np.int64), np.round(fy + Y0).astype(np.int64)
+    rows = np.minimum(np.maximum(py[:, None] + _D3Y, 0), h - 1)
+    cols = np.minimum(np.maximum(px[:, None] + _D3X, 0), w - 1)
+    cs = np.where(fd, dark[rows, cols].max(axis=1), light[rows, cols].max(axis=1)).tolist()
     taken: list[int] = []
     for i, p in enumerate(found):
         if not near_old[i] and not any(near_new[i][j] for j in taken):
             taken.append(i)
-            pm = dark if p.dark else light
-            px, py = int(round(p.x + X0)), int(round(p.y + Y0))
-            c = float(pm[max(0, py - 1):py + 2, max(0, px - 1):px + 2].max())
-            q = Pip(p.x + X0, p.y + Y0, p.r, p.dark, c, p.round, p.elong)
+            q = Pip(p.x + X0, p.y + Y0, p.r, p.dark, float(cs[i]), p.round, p.elong)
             spots.append(q)
             added.append(q)
     return added
