@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.profile import Calibration, CalibrationError, Poly
 from vision import tray
-from vision.reader import DIE_OVER_A, FrameError, Reading, _check_frame, body_map, detect, estimate_a, read, search_area
+from vision.reader import DIE_OVER_A, FrameError, Reading, _check_frame, body_map, detect, empty_blurred, estimate_a, read, search_area
 
 
 def _frame(frame: np.ndarray, what: str) -> np.ndarray:
@@ -60,11 +60,13 @@ def calibrate(empty_frame: np.ndarray, reference_frame: np.ndarray | None = None
 def _with_empty(cal: Calibration, small: np.ndarray) -> Calibration:
     """`cal` holding `small`, the empty tray its PNG was made from, as its decoded image (what
     Calibration.empty_image would decode: PNG is lossless), so the first frame read with a new
-    calibration does not decode the PNG it was just made from (~2 ms)."""
+    calibration does not decode the PNG it was just made from (~2 ms); and its blurred copy for the
+    reader's body map (vision.reader.empty_blurred)."""
     if cal.empty_small is not None and small.ndim == 3 and small.dtype == np.uint8:
         kept = small.copy()
         kept.setflags(write=False)
         object.__setattr__(cal, "_empty_decoded", kept)
+        empty_blurred(cal)
     return cal
 
 

@@ -218,14 +218,15 @@ def _pip_checks(cands: list[tuple[Fit, tuple[int, ...] | list[int]]], pips: list
         return []
     X, Y, R, D, C = arr
     first = [m[0] for _, m in cands]
-    rs = [sum(pips[k].r for k in m) / len(m) for _, m in cands]
-    fits = [f if f.value != 1 else single(f.cx, f.cy, lim.a_hint if lim.a_hint else 2.2 * r)
-            for (f, _), r in zip(cands, rs)]
-    A = np.array([f.A for f in fits])
+    # (a lone pip's mean radius is its own; a one's map is single()'s, (a, 0, 0, a): no Fit made for it)
+    rs = [pips[m[0]].r if len(m) == 1 else sum(pips[k].r for k in m) / len(m) for _, m in cands]
+    maps = [f.A if f.value != 1 else (a, 0.0, 0.0, a) for (f, _), a in
+            zip(cands, [lim.a_hint if lim.a_hint else 2.2 * r for r in rs])]
+    A = np.array(maps)
     a00, a01, a10, a11 = (A[:, i:i + 1] for i in range(4))
     det = a00 * a11 - a01 * a10
-    dx = X[None, :] - np.array([f.cx for f in fits])[:, None]
-    dy = Y[None, :] - np.array([f.cy for f in fits])[:, None]
+    dx = X[None, :] - np.array([f.cx for f, _ in cands])[:, None]
+    dy = Y[None, :] - np.array([f.cy for f, _ in cands])[:, None]
     pd, pc = D[first][:, None], C[first][:, None]
     like = (D[None, :] == pd) & (np.maximum(C[None, :], pc) <= ALIKE * np.minimum(C[None, :], pc))
     rows = [i for i, (_, m) in enumerate(cands) for _ in m]
@@ -233,14 +234,18 @@ def _pip_checks(cands: list[tuple[Fit, tuple[int, ...] | list[int]]], pips: list
     own[rows, [k for _, m in cands for k in m]] = True
     on = like & ~own & (np.abs((a11 * dx - a01 * dy) / det) < 1.45) & (np.abs((-a10 * dx + a00 * dy) / det) < 1.45)
     ok = (~on.any(axis=1)).tolist()
-    ones = [i for i, f in enumerate(fits) if f.value == 1 and ok[i]]
+    ones = [i for i, (f, _) in enumerate(cands) if f.value == 1 and ok[i]]
     if ones:
-        near = like[ones] & ~own[ones] & (R[None, :] > (0.6 * np.array([rs[i] for i in ones]))[:, None])
-        for i, row in zip(ones, near.tolist()):
-            p, r = pips[first[i]], rs[i]
-            if any(math.hypot(pips[k].x - p.x, pips[k].y - p.y) < _one_reach(r, pips[k].r, lim)
-                   for k, b in enumerate(row) if b):
-                ok[i] = False  # a lone pip with others near it is a face whose other pips did not group
+        # a lone pip with others near it is a face whose other pips did not group: every one against
+        # every pip at once (np.hypot is math.hypot; the reach is _one_reach's)
+        r1 = np.array([rs[i] for i in ones])[:, None]
+        f1 = [first[i] for i in ones]
+        reach = 2.1 * lim.a_hint if lim.a_hint else 11.0 * np.minimum(r1, R[None, :])
+        near = (like[ones] & ~own[ones] & (R[None, :] > 0.6 * r1)
+                & (np.hypot(X[None, :] - X[f1][:, None], Y[None, :] - Y[f1][:, None]) < reach))
+        for i, crowded in zip(ones, near.any(axis=1).tolist()):
+            if crowded:
+                ok[i] = False
     return ok
 
 

@@ -212,9 +212,9 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 crop, (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_LINEAR)
             if work.ndim == 2:
                 work = cv2.cvtColor(work, cv2.COLOR_GRAY2BGR)
-            g = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+            g = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY) if want_dark else None  # (only dark pips look at it)
             mn = whiteness(work) if want_light else None
-            d, l = spots_response(g if want_dark else None, mn, a)
+            d, l = spots_response(g, mn, a)
             # for the plain-face check: how far each pixel stands out from the face around it
             hats_at.append((X0, Y0, X1, Y1, cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, kb) if want_dark else None,
                             cv2.morphologyEx(mn, cv2.MORPH_TOPHAT, kb) if want_light else None))
@@ -323,6 +323,10 @@ T_SECOND = 20.0  # the second look's least response (T_SPOT for the first)
 SECOND_ODD = 10  # and how many of a spot's 16 ring samples may be odd (5 for the first)
 
 
+_D3Y = np.array([-1, -1, -1, 0, 0, 0, 1, 1, 1])  # a 3x3 neighbourhood's offsets
+_D3X = np.array([-1, 0, 1, -1, 0, 1, -1, 0, 1])
+
+
 def _add_spots(spots: list[Pip], found: list[Pip], X0: int, Y0: int, dark: np.ndarray, light: np.ndarray,
                apart: float) -> list[Pip]:
     """Add the spots `found` in a search box at (X0, Y0) to `spots` (working coordinates), each unless
@@ -343,14 +347,18 @@ def _add_spots(spots: list[Pip], found: list[Pip], X0: int, Y0: int, dark: np.nd
                     & (np.abs(sy[None, :] - fy[:, None] - Y0) < apart)).any(axis=1)
     near_new = ((fd[None, :] == fd[:, None]) & (np.abs((fx + X0)[None, :] - fx[:, None] - X0) < apart)
                 & (np.abs((fy + Y0)[None, :] - fy[:, None] - Y0) < apart)).tolist()  # [i][j]: i near j added
+    # each spot's contrast: the map's brightest pixel of the 3x3 around it (indices clipped at the
+    # map's edges, as a slice stops there), for all found spots at once
+    h, w = dark.shape
+    px, py = np.round(fx + X0).astype(np.int64), np.round(fy + Y0).astype(np.int64)
+    rows = np.minimum(np.maximum(py[:, None] + _D3Y, 0), h - 1)
+    cols = np.minimum(np.maximum(px[:, None] + _D3X, 0), w - 1)
+    cs = np.where(fd, dark[rows, cols].max(axis=1), light[rows, cols].max(axis=1)).tolist()
     taken: list[int] = []
     for i, p in enumerate(found):
         if not near_old[i] and not any(near_new[i][j] for j in taken):
             taken.append(i)
-            pm = dark if p.dark else light
-            px, py = int(round(p.x + X0)), int(round(p.y + Y0))
-            c = float(pm[max(0, py - 1):py + 2, max(0, px - 1):px + 2].max())
-            q = Pip(p.x + X0, p.y + Y0, p.r, p.dark, c, p.round, p.elong)
+            q = Pip(p.x + X0, p.y + Y0, p.r, p.dark, float(cs[i]), p.round, p.elong)
             spots.append(q)
             added.append(q)
     return added
@@ -362,7 +370,7 @@ def _second_look(loose: list[Pip], spots: list[Pip], maps: list[tuple], a: float
     `spots` found already: responses down to T_SECOND, rings with up to SECOND_ODD odd samples of 16."""
     jobs, places = [], []
     for X0, Y0, d, l, g, mn, where in maps:
-        h, w = g.shape
+        h, w = (g if g is not None else mn).shape
         for is_dark, resp, base in ((True, d, g), (False, l, mn)):
             if resp is None:
                 continue
@@ -658,8 +666,15 @@ def _off_tray(cal: "Calibration", x: float, y: float, die: float, grown: float |
 
 
 def _body_map(frame: np.ndarray, cal: "Calibration") -> tuple[np.ndarray, float] | None:
-    """How far each pixel differs from the empty tray (small scale), and that scale; None without one.
-    The empty tray's blurred copy is made once per calibration (kept on it, like its decoded image)."""
+    """How far each pixel differs from the empty tray (small scale), and that scale; None without one."""
+    kept = empty_blurred(cal)
+    return None if kept is None else body_map(frame, kept[0], kept[1])
+
+
+def empty_blurred(cal: "Calibration") -> tuple[np.ndarray, np.ndarray] | None:
+    """The calibration's small empty tray and its blurred copy for body_map, made once per calibration
+    (kept on it, like its decoded image; calibrate() makes it, so a first frame does not); None
+    without one."""
     empty = cal.empty_image()
     if empty is None:
         return None
@@ -667,7 +682,7 @@ def _body_map(frame: np.ndarray, cal: "Calibration") -> tuple[np.ndarray, float]
     if kept is None or kept[0] is not empty:
         kept = (empty, cv2.GaussianBlur(empty, (3, 3), 0))
         object.__setattr__(cal, "_empty_blurred", kept)
-    return body_map(frame, empty, kept[1])
+    return kept
 
 
 def body_map(frame: np.ndarray, empty_small: np.ndarray,

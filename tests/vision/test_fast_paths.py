@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.dice import _percentile
-from vision.pips import LAYOUTS, _plateaus, brightest, darkest, fit_layout
+from vision.pips import LAYOUTS, _plateaus, _touching, blur_u8, brightest, darkest, fit_layout
 
 
 def test_channel_extremes_are_numpy_min_and_max() -> None:
@@ -18,6 +18,15 @@ def test_channel_extremes_are_numpy_min_and_max() -> None:
     assert np.array_equal(brightest(img), img.max(axis=2))
     view = img[3:30, 5:40]  # a crop of a bigger frame (not contiguous)
     assert np.array_equal(darkest(view), view.min(axis=2))
+
+
+@pytest.mark.parametrize("sigma", [0.7, 1.14, 1.52, 1.6, 2.3, 3.3])
+def test_blur_u8_is_opencvs_gaussian_blur(sigma: float) -> None:
+    rng = np.random.default_rng(int(sigma * 100))
+    for shape in [(5, 7), (40, 33), (301, 290)]:
+        img = rng.integers(0, 256, shape, dtype=np.uint8)
+        for im in (img, np.full(shape, 255, np.uint8), (img > 128).astype(np.uint8) * 255):
+            assert np.array_equal(blur_u8(im, sigma), cv2.GaussianBlur(im, (0, 0), sigma))
 
 
 @pytest.mark.parametrize("n", [10, 11, 57, 400])
@@ -36,6 +45,32 @@ def test_plateaus_are_the_components_of_the_mask() -> None:
         assert mine.shape == cents[1:].shape
         assert np.allclose(order(mine), order(cents[1:]))
     assert _plateaus(np.zeros((5, 5), bool)).shape == (0, 2)
+
+
+def test_touching_is_every_pair_compared() -> None:
+    """_touching's groups are those of comparing every pair of pixels and taking, until nothing
+    changes, the least index among each pixel's neighbours (spots_at_many's first version)."""
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        boxes = []
+        for b in range(int(rng.integers(1, 4))):
+            m = rng.random((int(rng.integers(1, 12)), int(rng.integers(1, 12)))) < rng.uniform(0.05, 0.6)
+            ys, xs = np.nonzero(m)  # raster order
+            boxes.append((xs, ys, np.full(len(xs), b)))
+        xs, ys, box = (np.concatenate([t[i] for t in boxes]).astype(np.int64) for i in range(3))
+        n = len(xs)
+        if n == 0:
+            continue
+        near = (np.abs(xs[:, None] - xs[None, :]) <= 1) & (np.abs(ys[:, None] - ys[None, :]) <= 1) & (box[:, None] == box[None, :])
+        roots = np.arange(n)
+        while True:
+            nxt = np.where(near, roots[None, :], n).min(axis=1)
+            if np.array_equal(nxt, roots):
+                break
+            roots = nxt
+        first, group = np.unique(roots, return_inverse=True)
+        mine = _touching(xs.tolist(), ys.tolist(), box.tolist())
+        assert np.array_equal(mine[0], first) and np.array_equal(mine[1], group)
 
 
 def _lstsq_fit(pts: np.ndarray, tpl: np.ndarray) -> tuple[np.ndarray, float]:
@@ -732,7 +767,8 @@ def test_shrink_under_twice_is_close_to_an_area_shrink(scenes) -> None:
 
 def test_calibration_keeps_the_empty_tray_its_png_decodes_to(scenes) -> None:
     """calibrate() keeps the small empty tray as the calibration's decoded image: what decoding its PNG
-    gives; and the reader's body map from the blurred copy it keeps on the calibration is the plain one."""
+    gives, and its blurred copy for the body map (made by calibrate(), not by the first read); and the
+    reader's body map from the blurred copy it keeps on the calibration is the plain one."""
     from calibration.profile import Calibration
     from vision.reader import _body_map, body_map
 
@@ -742,6 +778,7 @@ def test_calibration_keeps_the_empty_tray_its_png_decodes_to(scenes) -> None:
                             cal.n_dice, cal.empty_small, cal.pip_kinds)  # as loaded from a profile: no image yet
         decoded = fresh.empty_image()
         assert kept is not decoded and np.array_equal(kept, decoded)
+        assert cal.__dict__["_empty_blurred"][0] is kept
         for c in (cal, fresh):
             for _ in range(2):  # (the second time from the kept blur)
                 got, want = _body_map(frame, c), body_map(frame, c.empty_image())
