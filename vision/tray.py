@@ -81,8 +81,7 @@ def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -
 
 def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly:
     """The rough outline at the usual edge threshold; lower thresholds when that finds no floor or when a
-    lower one gives a much smaller floor and what the higher one had more is not felt (the flood ran over a faint
-    wall foot onto the rim; on mottled felt the lower threshold stops at the felt's own blotches); then higher ones
+    lower one gives a much smaller floor (the flood ran over a faint wall foot onto the rim); then higher ones
     while what they add is felt (the flood was held back by noise in dark shadows)."""
     cur = None
     err = None
@@ -99,9 +98,9 @@ def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly
             continue
         a0 = cv2.contourArea(np.asarray(cur, np.float32))
         a1 = cv2.contourArea(np.asarray(r, np.float32))
-        if a1 < LEAK_RATIO * a0 and not _felt_like(empty_bgr, r, cur, work_width):
+        if a1 < LEAK_RATIO * a0:
             cur = r
-        else:  # (what the higher threshold had more is felt: mottled felt held the lower one back)
+        else:
             break
     if cur is None:
         raise err
