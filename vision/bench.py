@@ -173,10 +173,10 @@ def _scenes(n: int) -> dict:
 
 def _timed(todo: list[Case]) -> dict[str, list[float]]:
     """Speed on one core: each scene calibrated and then read in this process alone, after the scene
-    pass's workers have stopped (on this 2-core machine two readers side by side slow each other by about
-    a third: shared cache and memory bandwidth), as the appliance reads one frame at a time. The figure
-    is the CPU time of the first read after calibrating (time.process_time counts every thread of the
-    process; OpenCV is held to one), per frame size."""
+    pass's workers have stopped, as the appliance reads one frame at a time. The figure is the CPU time
+    of the first read after calibrating (time.process_time counts every thread of the process; OpenCV is
+    held to one), so other load on the machine (another job, a second worker) moves it less than the
+    wall time it also reports from the scene pass."""
     from calibration import CalibrationError, calibrate
     from vision.reader import read
 
