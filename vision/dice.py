@@ -107,24 +107,9 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
     for k in members:
         p = pips[k]
         cv2.circle(mask, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(p.r * 2.3 + 1)), 0, -1)
-    ys, xs = np.nonzero(mask)
-    if ys.size < 10:
+    vals = resp[y0:y1, x0:x1][mask > 0]
+    if vals.size < 10:
         return True
-    ys += y0
-    xs += x0
-    vals = resp[ys, xs]
-    if fit.value >= 3:
-        # every pip layout is point-symmetric about the face's centre: a pip the layout has no
-        # place for shows at both ends of a line through it (a five's two corners missed, a six's
-        # middle column), or in the middle. A spot whose mirror image on the face is plain is no
-        # pip: a glossy face's highlight, a speck. So each place counts by the fainter of itself
-        # and its mirror image (itself where that lies off the response). Not for a two: any two
-        # like spots a diagonal apart fit one, and the plain face is what tells a die's two from a
-        # one-pip paired with a spot beside it, whose neighbour's pips and edges lie to one side.
-        mx = np.rint(2.0 * fit.cx - xs).astype(np.intp)
-        my = np.rint(2.0 * fit.cy - ys).astype(np.intp)
-        on = (mx >= 0) & (my >= 0) & (mx < w) & (my < h)
-        vals = np.where(on, np.minimum(vals, resp[np.where(on, my, 0), np.where(on, mx, 0)]), vals)
     return _percentile(vals, 97.0) < 0.4 * contrast
 
 

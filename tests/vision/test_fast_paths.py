@@ -528,18 +528,10 @@ def _plain_first(resp, pips, members, fit, contrast) -> bool:
     for k in members:
         p = pips[k]
         cv2.circle(mask, (int(round(p.x - x0)), int(round(p.y - y0))), int(math.ceil(p.r * 2.3 + 1)), 0, -1)
-    vals = []
-    for yy, xx in zip(*np.nonzero(mask)):  # each place by the fainter of itself and its mirror image
-        X, Y = int(xx) + x0, int(yy) + y0
-        v = float(resp[Y, X])
-        if fit.value >= 3:
-            MX, MY = int(round(2.0 * fit.cx - X)), int(round(2.0 * fit.cy - Y))
-            if 0 <= MX < w and 0 <= MY < h:
-                v = min(v, float(resp[MY, MX]))
-        vals.append(v)
-    if len(vals) < 10:
+    vals = resp[y0:y1, x0:x1][mask > 0]
+    if vals.size < 10:
         return True
-    return _percentile(np.array(vals, np.float32), 97.0) < 0.4 * contrast
+    return _percentile(vals, 97.0) < 0.4 * contrast
 
 
 def _verify_first(fit, members, pips, resp, lim, *_):

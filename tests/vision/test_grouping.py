@@ -3,7 +3,6 @@ calibrated path). The hat maps are blank (a plain face everywhere), so only the 
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from vision.dice import Limits, alike, group
@@ -90,33 +89,3 @@ def test_a_pair_much_bigger_than_a_measured_die_is_no_two() -> None:
     assert [f.value for f in group(far, BLANK, BLANK, LIM).faces] == [2]
     near = [_pip(100, 100), _pip(100 + 2.2 * A, 100 + 2.2 * A)]  # 10% bigger: a two either way
     assert [f.value for f in group(near, BLANK, BLANK, measured).faces] == [2]
-
-
-def _hat_with(spots) -> np.ndarray:
-    """A dark-pip hat map with a blob (3 px across, peak 150) at each (x, y): marks on the face that
-    are not listed pips (a highlight, a pip the finder missed)."""
-    hat = np.zeros((200, 200), np.uint8)
-    for x, y in spots:
-        cv2.circle(hat, (round(x), round(y)), 3, 150, -1)
-    return hat
-
-
-def test_a_mark_on_the_face_without_its_mirror_image_is_no_pip() -> None:
-    three = [_pip(100 - A, 100 - A), _pip(100, 100), _pip(100 + A, 100 + A)]
-
-    def faces(hat, pips):
-        g = group(pips, hat, BLANK, LIM)
-        return sorted((f.value, round(f.cx), round(f.cy)) for f in g.faces)
-
-    # a glossy face's highlight at one of a five's corners, the opposite corner plain: still a three
-    assert faces(_hat_with([(100 - A, 100 + A)]), three) == [(3, 100, 100)]
-    # marks at both of those corners: a five whose two corner pips the finder missed, no three
-    assert (3, 100, 100) not in faces(_hat_with([(100 - A, 100 + A), (100 + A, 100 - A)]), three)
-    # a mark in the middle of a four (its own mirror image): a five whose middle pip was missed
-    four = [_pip(100 + u * A, 100 + v * A) for u in (-1, 1) for v in (-1, 1)]
-    assert faces(BLANK, four) == [(4, 100, 100)]
-    assert (4, 100, 100) not in faces(_hat_with([(100, 100)]), four)
-    # not for a two: a one-pip paired with a spot beside it has its neighbour's marks to one side
-    two = [_pip(100 - A, 100 - A), _pip(100 + A, 100 + A)]
-    assert faces(BLANK, two) == [(2, 100, 100)]
-    assert (2, 100, 100) not in faces(_hat_with([(100 - A, 100 + A)]), two)

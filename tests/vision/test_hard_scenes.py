@@ -48,9 +48,6 @@ def _bench_like(seed: int, size: tuple[int, int], n: int):
     # a refused faint candidate of the big one-pip pass split a shadow's spot, which then made a
     # small 'two' with a one-pip (pips.spots_at_many: refused faint candidates are no rivals)
     (5000623, (640, 480), 8, "no rival"),
-    # a glossy black three whose shining top holds a highlight where a five's corner pip would be,
-    # the opposite corner plain: a mark without its mirror image is no pip (dice._plain)
-    (5000765, (640, 480), 6, "mirror"),
 ])
 def test_once_refused_scenes_read_exactly(seed: int, size: tuple[int, int], n: int, why: str) -> None:
     r, t = _bench_like(seed, size, n)

@@ -184,4 +184,3 @@ def test_no_keep_zone_in_a_rim_strip() -> None:
     cv2.rectangle(img, (100, 60), (440, 420), (40, 40, 40), -1)  # felt
     floor = [(100, 60), (440, 60), (440, 420), (100, 420)]
     assert tray.find_keep_zone(img, floor) is None
-
