@@ -88,24 +88,29 @@ def render_case(c: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray, object]:
     return frame, empty, ref, truth
 
 
+def _calibrated(empty: np.ndarray, ref: np.ndarray, n_dice: int):
+    """(calibration or None, reference not used, no tray found): as the appliance calibrates, from the
+    empty tray and the reference throw; without the reference when that fails (the reader measures the
+    dice itself); None when no tray is found (the frame is read as a plain photo)."""
+    from calibration import CalibrationError, calibrate
+
+    try:
+        return calibrate(empty, ref, n_dice), 0, 0
+    except CalibrationError:
+        try:
+            return calibrate(empty), 1, 0
+        except CalibrationError:
+            return None, 1, 1
+
+
 def _one_scene(c: Case) -> dict:
     """Calibrate and read one bench scene: what happened, for `_scenes` to count."""
-    from calibration import CalibrationError, calibrate
     from vision.reader import read
 
     cv2.setNumThreads(1)
     frame, empty, ref, t = render_case(c)
     truth = t["truth"]
-    cal_fail = no_tray = 0
-    try:
-        cal = calibrate(empty, ref, c.n_dice)
-    except CalibrationError:
-        cal_fail = 1
-        try:
-            cal = calibrate(empty)  # the reader measures the dice itself
-        except CalibrationError:
-            no_tray = 1
-            cal = None  # no tray found: read as a plain photo
+    cal, cal_fail, no_tray = _calibrated(empty, ref, c.n_dice)
     r = read(frame, cal, c.n_dice)
     return {"case": c, "verdict": r.verdict, "reasons": r.reasons, "values": r.values, "ms": r.ms,
             "truth_verdict": truth["verdict"], "truth_values": tuple(truth["values"]),
@@ -177,20 +182,13 @@ def _timed(todo: list[Case]) -> dict[str, list[float]]:
     of the first read after calibrating (time.process_time counts every thread of the process; OpenCV is
     held to one), so other load on the machine (another job, a second worker) moves it less than the
     wall time it also reports from the scene pass."""
-    from calibration import CalibrationError, calibrate
     from vision.reader import read
 
     cv2.setNumThreads(1)
     out: dict[str, list[float]] = {"1280x960": [], "640x480": []}
     for c in todo:
         frame, empty, ref, _ = render_case(c)
-        try:
-            cal = calibrate(empty, ref, c.n_dice)
-        except CalibrationError:
-            try:
-                cal = calibrate(empty)
-            except CalibrationError:
-                cal = None
+        cal = _calibrated(empty, ref, c.n_dice)[0]
         t0 = time.process_time()
         read(frame, cal, c.n_dice)
         out[f"{c.size[0]}x{c.size[1]}"].append((time.process_time() - t0) * 1000.0)

@@ -13,3 +13,18 @@ def test_timing_pass_reads_each_scene_alone_and_files_it_by_size(tmp_path, monke
     assert len(out["640x480"]) == 1 and len(out["1280x960"]) == 1
     assert all(0.0 < ms < 5000.0 for ms in out["640x480"] + out["1280x960"])
     assert len(list((tmp_path / "v1").glob("*.png"))) == 6  # rendered once, into the cache given
+
+
+def test_calibrated_falls_back_as_the_appliance_does(tmp_path, monkeypatch) -> None:
+    import numpy as np
+
+    monkeypatch.setattr(bench, "CACHE", tmp_path / "v1")
+    _, empty, ref, _ = bench.render_case(bench.Case(0, (640, 480), 5, "clean", 4_200_002))
+    cal, no_ref, no_tray = bench._calibrated(empty, ref, 5)
+    assert cal is not None and cal.pip_a is not None and (no_ref, no_tray) == (0, 0)
+    # a reference throw that shows no dice: calibrated from the empty tray alone
+    cal, no_ref, no_tray = bench._calibrated(empty, empty.copy(), 5)
+    assert cal is not None and cal.pip_a is None and (no_ref, no_tray) == (1, 0)
+    # no tray in view: no calibration, the frame is read as a plain photo
+    grey = np.full_like(empty, 128)
+    assert bench._calibrated(grey, ref, 5) == (None, 1, 1)
