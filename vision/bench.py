@@ -170,7 +170,7 @@ def _scenes(n: int) -> dict:
     for size, ms in solo.items():
         out[f"median_ms_8_dice_{size}"] = round(statistics.median(ms), 1) if ms else None
     out["frames_timed"] = " + ".join(str(len(ms)) for ms in solo.values())
-    # the same reads' wall time in the scene pass, where a second worker ran on the other core
+    # the same reads' wall time in the scene pass (beside the second worker, when there are two)
     out["median_ms_8_dice_1280x960_wall_beside_a_worker"] = round(statistics.median(ms_big), 1) if ms_big else None
     out["median_ms_8_dice_640x480_wall_beside_a_worker"] = round(statistics.median(ms_small), 1) if ms_small else None
     return out
