@@ -457,7 +457,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 continue
             if 2.3 * a < math.hypot(p.x - f.cx, p.y - f.cy) < 3.4 * a and (
                     body is None or _has_body(body, (p.x + f.cx) / 2 / k, (p.y + f.cy) / 2 / k, 0.6 * a / k)):
-                doubtful.add(i)
+                # (not when the one's pip is the middle of a flat die's square top: no two's pip is,
+                # and a one's pip with a side face's pip beside it is a one; _one_in_two)
+                if not _square_top(gray, f.cx / k, f.cy / k, a / k, f.r / k):
+                    doubtful.add(i)
                 break
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
     # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
@@ -516,11 +519,32 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
         return False
     if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
         return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
+    if f.value == 2 and f.a < ONE_IN_TWO * a and _one_in_two(f, k, frame, gray, a):
+        return False  # a one-pip paired with a pip of a side face beside it: the one comes next
     if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark, gray):
         return False  # a corner pip of a two (or five, six) whose other pips were missed: no one
     if f.value >= 2 and not _holes_plain(frame, f, k, gray):
         return False  # a pip where the layout has none (a five read as a four): no face
     return True
+
+
+#: a two this much closer than a flat die's (its `f.a` over the corner offset) may be a one's pip
+#: paired with a pip of a side face that perspective shows beside it (_one_in_two): the pair stands
+#: 2.3-2.6 corner offsets apart (0.82-0.92 of a two's diagonal), and the tilt model, centred between
+#: them, calls the "two" cocked (own-seed 3,000,130 and 3,000,691: flat ones read as cocked twos)
+ONE_IN_TWO = 0.95
+
+
+def _one_in_two(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, a: float) -> bool:
+    """Is one of a two's pips a one's pip: in the middle of a plain top face (_lone_pip) of a flat
+    die's size and shape (_square_top)? A flat two's corner pips are neither (the face ends 0.75 a
+    from them on two sides); a one's pip paired with a side face's pip beside it is both."""
+    for u in (-1.0, 1.0):
+        px, py = f.fit.to_image(u, u)
+        x, y, ak, rk = px / k, py / k, a / k, f.r / k
+        if _lone_pip(frame, x, y, ak, rk, f.dark, gray) and _square_top(gray, x, y, ak, rk):
+            return True
+    return False
 
 
 _RING24 = np.linspace(0, 2 * math.pi, 24, endpoint=False)

@@ -177,3 +177,23 @@ def test_a_light_face_against_a_wall_may_measure_bigger_before_it_counts_as_rais
     assert not _off_tray(cal, x, y, die, 1.06, dark=False)
     assert _off_tray(cal, x, y, die, 1.05 + LIGHT_SLACK + 0.01, dark=False)
     assert _off_tray(cal, 60.0, 240.0, die, 1.0, dark=False)  # a die out from the floor
+
+
+def test_a_one_pip_paired_with_a_side_face_pip_is_no_two() -> None:
+    """_one_in_two: a two made of a one's pip (the middle of a flat square top) and a pip beside the
+    die is refused, so the one comes next; a drawn flat two's pips are neither of them such a middle."""
+    from vision.dice import Face
+    from vision.pips import Fit
+    from vision.reader import _one_in_two
+
+    a = 16.0
+    frame, _ = _drawn_table([(0, 0, 25)], a)
+    gray = frame[:, :, 0].copy()
+    s = 0.6 * a  # the pair (160, 120) - (160 + 2.4 a, 120): template (-1, -1) and (1, 1)
+    fit = Fit(2, 160 + 1.2 * a, 120.0, (s, s, -s, s), 0.0)
+    face = Face(2, fit.cx, fit.cy, fit.a, fit.angle, 0.38 * a, True, 0.0, (0, 1), fit)
+    assert _one_in_two(face, 1.0, frame, gray, a)
+    frame, _ = _drawn_table([(-1, -1, 25), (1, 1, 25)], a)
+    fit = Fit(2, 160.0, 120.0, (a, 0.0, 0.0, a), 0.0)
+    face = Face(2, 160.0, 120.0, a, 0.0, 0.38 * a, True, 0.0, (0, 1), fit)
+    assert not _one_in_two(face, 1.0, frame, frame[:, :, 0].copy(), a)
