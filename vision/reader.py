@@ -17,8 +17,9 @@
    tray; two faces closer than a die leave the stronger, or make the die
    `unreadable` when they contradict each other; well outside the tray floor
    (or raised near its edge) and outside the keep zone it is `off_tray`; a
-   foreshortened four to six, or a die vision.tilt scores as cocked, is
-   `cocked`; pips that make no face are `unreadable`.
+   foreshortened four to six (on the working copy, or, when vision.tilt has a
+   doubt, its pips measured at full resolution), or a die vision.tilt scores
+   as cocked, is `cocked`; pips that make no face are `unreadable`.
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
@@ -457,7 +458,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 continue
             if 2.3 * a < math.hypot(p.x - f.cx, p.y - f.cy) < 3.4 * a and (
                     body is None or _has_body(body, (p.x + f.cx) / 2 / k, (p.y + f.cy) / 2 / k, 0.6 * a / k)):
-                doubtful.add(i)
+                # (not when the one's pip is the middle of a flat die's square top: no two's pip is,
+                # and a one's pip with a side face's pip beside it is a one; _one_in_two)
+                if not _square_top(gray, f.cx / k, f.cy / k, a / k, f.r / k):
+                    doubtful.add(i)
                 break
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
     # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
@@ -478,6 +482,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             status, why = "cocked", "aniso"
         elif tilt_why := cocked_reason(p_cocked, f.value, f.a / a):  # vision.tilt: score, or a shrunk two/three
             status, why = "cocked", tilt_why
+        elif f.value >= 4 and p_cocked >= FINE_GATE and (q := fine_aniso(frame, f, k, gray)) is not None and q < (
+                FINE_SQUARE if f.a / k >= FINE_MIN_A else FINE_SQUARE_SMALL):
+            # the pips measured at full resolution are not square: a small lean the model doubted
+            status, why = "cocked", f"fine aniso {q:.3f}"
         dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why, f.dark))
     # pips no face explains and no side face explains: a die that cannot be read
     loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in kept)]
@@ -516,6 +524,8 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
         return False
     if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
         return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
+    if f.value == 2 and f.a < ONE_IN_TWO * a and _one_in_two(f, k, frame, gray, a):
+        return False  # a one-pip paired with a pip of a side face beside it: the one comes next
     if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark, gray):
         return False  # a corner pip of a two (or five, six) whose other pips were missed: no one
     if f.value >= 2 and not _holes_plain(frame, f, k, gray):
@@ -523,8 +533,100 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     return True
 
 
+#: a two this much closer than a flat die's (its `f.a` over the corner offset) may be a one's pip
+#: paired with a pip of a side face that perspective shows beside it (_one_in_two): the pair stands
+#: 2.3-2.6 corner offsets apart (0.82-0.92 of a two's diagonal), and the tilt model, centred between
+#: them, calls the "two" cocked (own-seed 3,000,130 and 3,000,691: flat ones read as cocked twos)
+ONE_IN_TWO = 0.95
+
+
+def _one_in_two(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, a: float) -> bool:
+    """Is one of a two's pips a one's pip: in the middle of a plain top face (_lone_pip) of a flat
+    die's size and shape (_square_top)? A flat two's corner pips are neither (the face ends 0.75 a
+    from them on two sides); a one's pip paired with a side face's pip beside it is both."""
+    for u in (-1.0, 1.0):
+        px, py = f.fit.to_image(u, u)
+        x, y, ak, rk = px / k, py / k, a / k, f.r / k
+        if _lone_pip(frame, x, y, ak, rk, f.dark, gray) and _square_top(gray, x, y, ak, rk):
+            return True
+    return False
+
+
 _RING24 = np.linspace(0, 2 * math.pi, 24, endpoint=False)
 _RING24_COS, _RING24_SIN = np.cos(_RING24), np.sin(_RING24)
+
+
+#: a four to six the tilt model scores at least FINE_GATE is cocked when its pips, measured at the
+#: frame's own resolution (fine_aniso), are less square than FINE_SQUARE, or FINE_SQUARE_SMALL where
+#: the face's corner offset is under FINE_MIN_A frame pixels (a 640 px frame: pips measure coarser).
+#: A cocked die leans 16 degrees or more (cos 16 = 0.96), a flat one under 2.5; the working copy's
+#: pip centres (corner offset 8 px) are too coarse for that (flat fives down to 0.942 there, sixes
+#: 0.91), while on 1,701 own-seed scenes (prefixes 0, 1, 3; 10,690 faces) flat fours to sixes measure
+#: 0.977 or more at a >= 11 px (2,557 faces; 0.908-0.96 at the lowest under it). The gate (flat ones
+#: score ~0: 34 of the 5,086 flat fours to sixes score 0.01 or more, the lowest of them measuring 0.972;
+#: the cocked ones the tilt model missed score 0.095-0.15) makes it an AND of two independent looks.
+#: It caught 3 of the 5 cocked dice read as flat in those scenes (a six 0.956, fives 0.945 and 0.964,
+#: all at 1280 px, scored 0.10-0.15) and called no flat die cocked.
+FINE_GATE = 0.01
+FINE_SQUARE = 0.97
+FINE_SQUARE_SMALL = 0.95
+FINE_MIN_A = 11.0
+
+
+def fine_aniso(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None = None, rad: float = 0.5,
+               level: float = 0.2) -> float | None:
+    """How square face `f` (a four to six; working coordinates, working copy = frame * k) is, measured
+    at the frame's own resolution: each pip's centre again as the centroid of its pip channel (grey
+    for dark pips, whiteness for light) over `level` of the way from the face's tone (the median of
+    a ring at 0.8-1.0 of the disc) to the pip's peak, in a disc of `rad` corner offsets around it
+    (twice, re-centred), then the smaller over the larger singular value of the layout's affine fit
+    to those centres. None when a pip's disc leaves the frame or shows no pip."""
+    a = f.a / k
+    R = max(2.0, rad * a)
+    m = int(math.ceil(R)) + 1
+    xy = (_LAYOUT_MAP[f.value] @ np.array(f.fit.A).reshape(2, 2).T + (f.fit.cx, f.fit.cy)) / k
+    h, w = frame.shape[:2]
+    X0, Y0 = int(math.floor(xy[:, 0].min())) - 2 * m, int(math.floor(xy[:, 1].min())) - 2 * m
+    X1, Y1 = int(math.ceil(xy[:, 0].max())) + 2 * m + 1, int(math.ceil(xy[:, 1].max())) + 2 * m + 1
+    if X0 < 0 or Y0 < 0 or X1 > w or Y1 > h:
+        return None
+    if f.dark:
+        g = gray[Y0:Y1, X0:X1] if gray is not None else _grey_of(frame[Y0:Y1, X0:X1])
+        ch = 255.0 - g.astype(np.float32)
+    else:
+        ch = (whiteness(frame[Y0:Y1, X0:X1]) if frame.ndim == 3 else frame[Y0:Y1, X0:X1]).astype(np.float32)
+    off = np.arange(-m, m + 1)
+    xy = xy - (X0, Y0)
+    for _ in range(2):
+        ixy = np.round(xy).astype(np.int64)
+        win = ch[ixy[:, 1, None, None] + off[None, :, None], ixy[:, 0, None, None] + off[None, None, :]]  # (n, s, s)
+        dx = off[None, None, :] + (ixy[:, 0] - xy[:, 0])[:, None, None]
+        dy = off[None, :, None] + (ixy[:, 1] - xy[:, 1])[:, None, None]
+        d2 = dx * dx + dy * dy
+        disc = d2 <= R * R
+        inring = (disc & (d2 >= 0.64 * R * R)).reshape(len(xy), -1)
+        ring = np.sort(np.where(inring, win.reshape(len(xy), -1), np.inf), axis=1)  # (the ring's values first)
+        cnt = np.count_nonzero(inring, axis=1)
+        rows = np.arange(len(xy))
+        base = (0.5 * (ring[rows, (cnt - 1) // 2] + ring[rows, cnt // 2]))[:, None, None]  # the ring's median
+        top = np.where(disc, win, -np.inf).max(axis=(1, 2))[:, None, None]
+        wgt = np.where(disc, np.maximum(win - (base + level * (top - base)), 0.0), 0.0)
+        tot = wgt.sum(axis=(1, 2))
+        if not np.all(tot > 0):
+            return None
+        xy = np.stack([(wgt * dx).sum(axis=(1, 2)) / tot + xy[:, 0], (wgt * dy).sum(axis=(1, 2)) / tot + xy[:, 1]], axis=1)
+    sv = np.linalg.svd((_LAYOUT_PINV[f.value] @ xy)[:2], compute_uv=False)
+    return float(sv[1] / sv[0])
+
+
+def _grey_of(img: np.ndarray) -> np.ndarray:
+    return img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+
+
+_LAYOUT_MAP = {n: LAYOUTS[n].astype(np.float64) for n in LAYOUTS}
+# per layout: the pseudo-inverse of its template with a column of ones (affine least squares)
+_LAYOUT_PINV = {n: np.linalg.pinv(np.hstack([LAYOUTS[n].astype(np.float64), np.ones((len(LAYOUTS[n]), 1))]))
+                for n in LAYOUTS}
 
 
 def _lone_pip(frame: np.ndarray, x: float, y: float, a: float, r: float, dark: bool,

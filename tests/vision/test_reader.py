@@ -177,3 +177,46 @@ def test_a_light_face_against_a_wall_may_measure_bigger_before_it_counts_as_rais
     assert not _off_tray(cal, x, y, die, 1.06, dark=False)
     assert _off_tray(cal, x, y, die, 1.05 + LIGHT_SLACK + 0.01, dark=False)
     assert _off_tray(cal, 60.0, 240.0, die, 1.0, dark=False)  # a die out from the floor
+
+
+def test_a_five_squashed_a_little_is_cocked_when_the_tilt_model_has_a_doubt(monkeypatch) -> None:
+    """fine_aniso measures the pips at the frame's resolution: a five foreshortened to 15/16 passes
+    the working copy's aniso cut (0.93) but not FINE_SQUARE, once the tilt model scores it at least
+    FINE_GATE; a square five stays a five at that score, and the squashed one too at a score of ~0."""
+    import vision.reader as R
+    from vision.pips import LAYOUTS
+
+    square, cal = _drawn_table([(u, v, 25) for u, v in LAYOUTS[5]])
+    squashed, _ = _drawn_table([(u, v * 0.95, 25) for u, v in LAYOUTS[5]])
+    det = R.detect(squashed, cal.pip_a, True)
+    (f,) = [g for g in det.faces if g.value == 5]
+    assert f.fit.aniso > 0.93
+    assert R.fine_aniso(squashed, f, det.scale) < min(R.FINE_SQUARE, 0.95)
+    det = R.detect(square, cal.pip_a, True)
+    (f,) = [g for g in det.faces if g.value == 5]
+    assert R.fine_aniso(square, f, det.scale) > 0.99
+    assert read(squashed, cal, 1).values == (5,)  # scored ~0: no doubt to act on
+    monkeypatch.setattr(R, "cocked_scores", lambda *a, **k: np.full(len(a[1]), 2 * R.FINE_GATE))
+    assert read(square, cal, 1).values == (5,)
+    r = read(squashed, cal, 1)
+    assert r.verdict == "reroll" and r.dice[0].status == "cocked" and r.dice[0].why.startswith("fine aniso")
+
+
+def test_a_one_pip_paired_with_a_side_face_pip_is_no_two() -> None:
+    """_one_in_two: a two made of a one's pip (the middle of a flat square top) and a pip beside the
+    die is refused, so the one comes next; a drawn flat two's pips are neither of them such a middle."""
+    from vision.dice import Face
+    from vision.pips import Fit
+    from vision.reader import _one_in_two
+
+    a = 16.0
+    frame, _ = _drawn_table([(0, 0, 25)], a)
+    gray = frame[:, :, 0].copy()
+    s = 0.6 * a  # the pair (160, 120) - (160 + 2.4 a, 120): template (-1, -1) and (1, 1)
+    fit = Fit(2, 160 + 1.2 * a, 120.0, (s, s, -s, s), 0.0)
+    face = Face(2, fit.cx, fit.cy, fit.a, fit.angle, 0.38 * a, True, 0.0, (0, 1), fit)
+    assert _one_in_two(face, 1.0, frame, gray, a)
+    frame, _ = _drawn_table([(-1, -1, 25), (1, 1, 25)], a)
+    fit = Fit(2, 160.0, 120.0, (a, 0.0, 0.0, a), 0.0)
+    face = Face(2, 160.0, 120.0, a, 0.0, 0.38 * a, True, 0.0, (0, 1), fit)
+    assert not _one_in_two(face, 1.0, frame, frame[:, :, 0].copy(), a)
