@@ -80,6 +80,14 @@ def _inside(fit: Fit, x: float, y: float, half: float) -> bool:
 PLAIN_HALF = 1.35  # the plain check's square, in corner offsets from the centre (the face's edge is at
 # 1.8; a rounded or bevelled edge catches the light a little inside it)
 PLAIN_DISC = 1.65  # ... and within this many corner offsets of the centre (the square's corners reach 1.9)
+#: ... for a face of light pips. Its map is the whiteness image's top-hat, in which a glossy black die's
+#: top, shining grey against its dark bevel, is itself bright: where the flat top narrows into a corner
+#: under the kernel's width (1.1 a, a square on the image's axes) the top-hat keeps the face's own tone.
+#: With the face's diagonal along an image axis (a yaw near 45 degrees) that corner reaches to about
+#: 1.6 corner offsets from the centre, and the plain check refused a flat black two and three whose
+#: pips were all found (own seeds 3,000,564 and 3,000,765: 40-87 levels in the disc's last pixels
+#: along the diagonal, 0.4 x the pips' 87 and 91 allowed at most 35 and 36).
+PLAIN_DISC_LIGHT = 1.45
 
 
 def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, contrast: float) -> bool:
@@ -102,7 +110,8 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
     else:  # the square without its corners: a die's rounded corners catch the light there
         cv2.fillConvexPoly(mask, np.array([[round(x - x0), round(y - y0)] for x, y in corners], np.int32), 1)
         disc = np.zeros_like(mask)
-        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(PLAIN_DISC * fit.a)), 1, -1)
+        reach = PLAIN_DISC if pips[members[0]].dark else PLAIN_DISC_LIGHT
+        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(reach * fit.a)), 1, -1)
         mask &= disc
     for k in members:
         p = pips[k]

@@ -504,7 +504,7 @@ def _one_box(job, r, rest, kwargs):
 
 def _plain_first(resp, pips, members, fit, contrast) -> bool:
     """vision.dice._plain as it was written first (the corners as a float32 array)."""
-    from vision.dice import PLAIN_DISC, PLAIN_HALF
+    from vision.dice import PLAIN_DISC, PLAIN_DISC_LIGHT, PLAIN_HALF
 
     h, w = resp.shape
     if fit.value == 1:
@@ -523,7 +523,8 @@ def _plain_first(resp, pips, members, fit, contrast) -> bool:
     else:
         cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
         disc = np.zeros_like(mask)
-        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(PLAIN_DISC * fit.a)), 1, -1)
+        reach = PLAIN_DISC if pips[members[0]].dark else PLAIN_DISC_LIGHT
+        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(reach * fit.a)), 1, -1)
         mask &= disc
     for k in members:
         p = pips[k]
