@@ -448,11 +448,7 @@ def _touching(xs: list[int], ys: list[int], box: list[int]) -> tuple[np.ndarray,
 
 EVEN_SHARE = 0.6  # spots_at's t_even applies from this share of the threshold it lowers
 EVEN_STEP = 35.0  # ... to a spot this much brighter (darker) than its wholly even ring
-#: ... and is round (its outline's minor over major axis), as a one_sided spot must be. A glossy black die's
-#: white pips are dimples lit from one side: their bright part is a crescent, and flat ones measured
-#: 0.42-0.8 (0.73 and 0.94 for one pip when the calibrated size moved by 1%); 0.8 refused 4 of the 10 black
-#: dice missed in 160 own-seed scenes of black dice (seeds 14,600,000 up), 0.7 reads 3 of those scenes.
-EVEN_ELONG = 0.7
+EVEN_ELONG = 0.8  # ... and is round (its outline's minor over major axis), as a one_sided spot must be
 ONE_SIDED = 0.2  # spots_at's one_sided ring: each sample at least this share of the deepest one's gap
 ONE_SIDED_MIN = 20.0  # ... and at least this many grey levels
 

@@ -171,9 +171,6 @@ class Detection:
     leftover: tuple[int, ...]
     scale: float  # working copy = frame * scale
     a: float | None  # corner-pip offset in working pixels (known or measured)
-    #: spots of a pip's size left out for their shape alone (squashed or ragged): no pips, but they show
-    #: where a die has more than a lone pip (the reader's check of ones)
-    squashed: tuple[Pip, ...] = ()
 
 
 def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None,
@@ -268,7 +265,6 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     # (a known size: a six's blurred columns are cut apart, so its pips may look a little squashed)
     min_el, min_round = (0.5, 0.6) if known else (0.6, 0.72)
     pips = [p for p in spots if p.elong >= min_el and p.round >= min_round and p.r >= 0.12 * a]
-    squashed = [p for p in spots if (p.elong < min_el or p.round < min_round) and p.r >= 0.12 * a]
     lim = Limits(max_err=0.15, min_aniso=0.8, a_hint=a if known else None,
                  max_grown=MEASURED_GROWN if known and measured else Limits.max_grown)
     ok = (lambda f: accept(f, scale)) if accept is not None and known else None
@@ -281,7 +277,6 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         more = _second_look([pips[i] for i in g.leftover], spots, maps, a, dark, light)
         if more:
             added = [p for p in more if p.elong >= min_el and p.round >= min_round and p.r >= 0.12 * a]
-            squashed += [p for p in more if (p.elong < min_el or p.round < min_round) and p.r >= 0.12 * a]
             if added:
                 pips = pips + added
                 g = group(pips, dark, light, lim, ok, memo)
@@ -289,7 +284,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     if not known:
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
         a = float(np.median(big)) if big else None
-    return Detection(faces, tuple(pips), g.leftover, scale, a, tuple(squashed))
+    return Detection(faces, tuple(pips), g.leftover, scale, a)
 
 
 def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
@@ -324,7 +319,6 @@ def _big_spots_many(gs: list[np.ndarray], a: float) -> list[list[Pip]]:
     return out  # type: ignore[return-value]
 
 
-ONE_SQUASHED = (1.0, 1.8)  # _read_calibrated: a one is refused for a squashed like spot this far out (corner offsets)
 T_SECOND = 20.0  # the second look's least response (T_SPOT for the first)
 SECOND_ODD = 10  # and how many of a spot's 16 ring samples may be odd (5 for the first)
 
@@ -465,8 +459,6 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                     body is None or _has_body(body, (p.x + f.cx) / 2 / k, (p.y + f.cy) / 2 / k, 0.6 * a / k)):
                 doubtful.add(i)
                 break
-        if _squashed_near(f, det.pips[f.pips[0]].contrast, det.squashed, a):
-            doubtful.add(i)
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
     # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
     tilt = cocked_scores(gray, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
@@ -502,18 +494,6 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         y = float(np.mean([q.y for q in c])) / k
         dice.append(DieReading(None, (x, y), "off_tray" if _off_tray(cal, x, y, die) else "unreadable", "loose pips"))
     return dice, ()
-
-
-def _squashed_near(f: Face, contrast: float, squashed: tuple[Pip, ...], a: float) -> bool:
-    """Does a one `f` (its pip's `contrast`; `a` the corner offset, working pixels) have a like spot
-    of a pip's size on its own top, one left out as squashed, ONE_SQUASHED corner offsets out? A
-    glossy black die's white pips are dimples lit from one side, whose bright crescents can measure
-    squashed: such a one is the middle pip of a three or five whose corners did not count (own seed
-    14,600,087, black dice: a three read as a one once faint round pips passed from 0.7). A speck
-    much fainter than the pip, or much smaller or bigger, does not count."""
-    lo, hi = ONE_SQUASHED
-    return any(s.dark == f.dark and 0.6 < s.r / f.r < 1.6 and s.contrast >= 0.4 * contrast
-               and lo * a < math.hypot(s.x - f.cx, s.y - f.cy) < hi * a for s in squashed)
 
 
 def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple[np.ndarray, float] | None,

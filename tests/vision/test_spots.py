@@ -121,31 +121,3 @@ def test_a_white_die_corner_against_its_shadow_fails_a_one_sided_ring() -> None:
     w = cv2.GaussianBlur(img, (0, 0), 1.0)
     _, light = spots_response(None, w, A)
     assert spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A, one_sided=True, t_even=18.0) == []
-
-
-def _lit_pip(ax: int, ay: int, core: int, face: int = 118) -> np.ndarray:
-    """A whiteness picture of a glossy black die's grey top with one white pip at its middle, the pip's
-    bright part an ellipse of half axes (ax, ay) px in a darker rim: a dimple lit from one side shows a
-    crescent, a pip on a steep side face is squashed. a = 8 px."""
-    img = np.full((120, 120), 40, np.uint8)
-    cv2.rectangle(img, (44, 44), (76, 76), 15, -1)
-    cv2.rectangle(img, (48, 48), (72, 72), face, -1)
-    cv2.ellipse(img, (60, 60), (ax, ay), 0, 0, 360, face - 10, -1, cv2.LINE_AA)
-    cv2.ellipse(img, (60, 60), (ax - 1, ay - 1), 0, 0, 360, core, -1, cv2.LINE_AA)
-    return cv2.GaussianBlur(img, (0, 0), 0.8)
-
-
-def test_a_faint_lit_crescent_pip_passes_and_a_squashed_spot_does_not() -> None:
-    """pips.EVEN_ELONG: a faint pip (from t_even) must be round, at 0.7: a glossy black die's lit dimple
-    measures 0.7-0.8 (refused at 0.8), a steep side face's pip (about 0.55 here) stays refused."""
-    from vision.pips import EVEN_ELONG
-
-    w = _lit_pip(4, 2, 185)
-    _, light = spots_response(None, w, A)
-    assert spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A) == []  # under the threshold
-    found = spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A, t_even=18.0)
-    assert len(found) == 1 and abs(found[0].x - 60) < 1.0 and abs(found[0].y - 60) < 1.0
-    assert EVEN_ELONG <= found[0].elong < 0.8
-    w = _lit_pip(5, 2, 170)  # squashed
-    _, light = spots_response(None, w, A)
-    assert spots_at(light, False, 0.38 * A, 30.0, base=w, ring=0.6 * A, t_even=18.0) == []
