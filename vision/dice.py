@@ -88,10 +88,17 @@ PLAIN_DISC = 1.65  # ... and within this many corner offsets of the centre (the 
 #: pips were all found (own seeds 3,000,564 and 3,000,765: 40-87 levels in the disc's last pixels
 #: along the diagonal, 0.4 x the pips' 87 and 91 allowed at most 35 and 36).
 PLAIN_DISC_LIGHT = 1.45
+#: ... only for a face of a calibrated size up to this many times it: a face that looks bigger is
+#: nearer the camera, the top of a cocked die (own seed 6,000,231, dev idx 60231: a cocked black die's
+#: tilted three, 1.084, read as a flat three with the narrower disc, silent; the flat light faces it
+#: read were 1.006-1.04)
+PLAIN_LIGHT_GROWN = 1.06
 
 
-def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, contrast: float) -> bool:
-    """The face between the pips shows no other spot or edge in the hat response."""
+def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, contrast: float,
+           narrow: bool = False) -> bool:
+    """The face between the pips shows no other spot or edge in the hat response. `narrow`: a face
+    of light pips looked at within PLAIN_DISC_LIGHT (see there)."""
     h, w = resp.shape
     if fit.value == 1:  # yaw unknown: the disc that fits inside the face at any yaw
         rad = 1.3 * fit.a
@@ -110,7 +117,7 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
     else:  # the square without its corners: a die's rounded corners catch the light there
         cv2.fillConvexPoly(mask, np.array([[round(x - x0), round(y - y0)] for x, y in corners], np.int32), 1)
         disc = np.zeros_like(mask)
-        reach = PLAIN_DISC if pips[members[0]].dark else PLAIN_DISC_LIGHT
+        reach = PLAIN_DISC_LIGHT if narrow and not pips[members[0]].dark else PLAIN_DISC
         cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(reach * fit.a)), 1, -1)
         mask &= disc
     for k in members:
@@ -192,10 +199,11 @@ def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim
     if not alike(min(cs), max(cs)):
         return None  # one face's pips are about alike: not a pip paired with a faint speck
     contrast = statistics.median(cs)
-    key = ("plain", tuple(members), fit, contrast)
+    narrow = not p.dark and bool(lim.a_hint) and fit.a <= PLAIN_LIGHT_GROWN * lim.a_hint
+    key = ("plain", tuple(members), fit, contrast, narrow)
     plain = memo.get(key) if memo is not None else None
     if plain is None:
-        plain = _plain(resp, pips, members, fit, contrast)
+        plain = _plain(resp, pips, members, fit, contrast, narrow)
         if memo is not None:
             memo[key] = plain
     if not plain:

@@ -123,10 +123,11 @@ def test_a_shining_black_top_s_own_corner_is_no_stray_spot_for_light_pips() -> N
     assert fit is not None and fit.value == 2 and abs(fit.a - A) < 0.1
     light = [Pip(x, c, 3.0, False, contrast, 1.0, 1.0) for x in xs]
     assert PLAIN_DISC_LIGHT < PLAIN_DISC
-    assert _plain(hat, light, [0, 1], fit, contrast)
+    assert _plain(hat, light, [0, 1], fit, contrast, narrow=True)
+    assert not _plain(hat, light, [0, 1], fit, contrast)  # (a face bigger than PLAIN_LIGHT_GROWN: the wider disc)
     # the same map read as a dark face's (its disc reaching 1.65 a) meets the top's corners
     dark = [Pip(x, c, 3.0, True, contrast, 1.0, 1.0) for x in xs]
-    assert not _plain(hat, dark, [0, 1], fit, contrast)
+    assert not _plain(hat, dark, [0, 1], fit, contrast, narrow=True)
     # a stray light spot between the pips still fails the light face
     hat2 = cv2.morphologyEx(face(spot=True), cv2.MORPH_TOPHAT, kb)
-    assert not _plain(hat2, light, [0, 1], fit, contrast)
+    assert not _plain(hat2, light, [0, 1], fit, contrast, narrow=True)
