@@ -80,10 +80,25 @@ def _inside(fit: Fit, x: float, y: float, half: float) -> bool:
 PLAIN_HALF = 1.35  # the plain check's square, in corner offsets from the centre (the face's edge is at
 # 1.8; a rounded or bevelled edge catches the light a little inside it)
 PLAIN_DISC = 1.65  # ... and within this many corner offsets of the centre (the square's corners reach 1.9)
+#: ... for a face of light pips. Its map is the whiteness image's top-hat, in which a glossy black die's
+#: top, shining grey against its dark bevel, is itself bright: where the flat top narrows into a corner
+#: under the kernel's width (1.1 a, a square on the image's axes) the top-hat keeps the face's own tone.
+#: With the face's diagonal along an image axis (a yaw near 45 degrees) that corner reaches to about
+#: 1.6 corner offsets from the centre, and the plain check refused a flat black two and three whose
+#: pips were all found (own seeds 3,000,564 and 3,000,765: 40-87 levels in the disc's last pixels
+#: along the diagonal, 0.4 x the pips' 87 and 91 allowed at most 35 and 36).
+PLAIN_DISC_LIGHT = 1.45
+#: ... only for a face of a calibrated size up to this many times it: a face that looks bigger is
+#: nearer the camera, the top of a cocked die (own seed 6,000,231, dev idx 60231: a cocked black die's
+#: tilted three, 1.084, read as a flat three with the narrower disc, silent; the flat light faces it
+#: read were 1.006-1.04)
+PLAIN_LIGHT_GROWN = 1.06
 
 
-def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, contrast: float) -> bool:
-    """The face between the pips shows no other spot or edge in the hat response."""
+def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, contrast: float,
+           narrow: bool = False) -> bool:
+    """The face between the pips shows no other spot or edge in the hat response. `narrow`: a face
+    of light pips looked at within PLAIN_DISC_LIGHT (see there)."""
     h, w = resp.shape
     if fit.value == 1:  # yaw unknown: the disc that fits inside the face at any yaw
         rad = 1.3 * fit.a
@@ -102,7 +117,8 @@ def _plain(resp: np.ndarray, pips: list[Pip], members: list[int], fit: Fit, cont
     else:  # the square without its corners: a die's rounded corners catch the light there
         cv2.fillConvexPoly(mask, np.array([[round(x - x0), round(y - y0)] for x, y in corners], np.int32), 1)
         disc = np.zeros_like(mask)
-        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(PLAIN_DISC * fit.a)), 1, -1)
+        reach = PLAIN_DISC_LIGHT if narrow and not pips[members[0]].dark else PLAIN_DISC
+        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(reach * fit.a)), 1, -1)
         mask &= disc
     for k in members:
         p = pips[k]
@@ -183,10 +199,11 @@ def _verify(fit: Fit, members: list[int], pips: list[Pip], resp: np.ndarray, lim
     if not alike(min(cs), max(cs)):
         return None  # one face's pips are about alike: not a pip paired with a faint speck
     contrast = statistics.median(cs)
-    key = ("plain", tuple(members), fit, contrast)
+    narrow = not p.dark and bool(lim.a_hint) and fit.a <= PLAIN_LIGHT_GROWN * lim.a_hint
+    key = ("plain", tuple(members), fit, contrast, narrow)
     plain = memo.get(key) if memo is not None else None
     if plain is None:
-        plain = _plain(resp, pips, members, fit, contrast)
+        plain = _plain(resp, pips, members, fit, contrast, narrow)
         if memo is not None:
             memo[key] = plain
     if not plain:

@@ -502,9 +502,9 @@ def _one_box(job, r, rest, kwargs):
 
 # ------------------------------------------------------------------ the face checks, pip by pip
 
-def _plain_first(resp, pips, members, fit, contrast) -> bool:
+def _plain_first(resp, pips, members, fit, contrast, narrow=False) -> bool:
     """vision.dice._plain as it was written first (the corners as a float32 array)."""
-    from vision.dice import PLAIN_DISC, PLAIN_HALF
+    from vision.dice import PLAIN_DISC, PLAIN_DISC_LIGHT, PLAIN_HALF
 
     h, w = resp.shape
     if fit.value == 1:
@@ -523,7 +523,8 @@ def _plain_first(resp, pips, members, fit, contrast) -> bool:
     else:
         cv2.fillConvexPoly(mask, np.round(corners - [x0, y0]).astype(np.int32), 1)
         disc = np.zeros_like(mask)
-        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(PLAIN_DISC * fit.a)), 1, -1)
+        reach = PLAIN_DISC_LIGHT if narrow and not pips[members[0]].dark else PLAIN_DISC
+        cv2.circle(disc, (int(round(fit.cx - x0)), int(round(fit.cy - y0))), int(round(reach * fit.a)), 1, -1)
         mask &= disc
     for k in members:
         p = pips[k]
@@ -558,7 +559,10 @@ def _verify_first(fit, members, pips, resp, lim, *_):
     cs = [pips[k].contrast for k in members]
     if not alike(min(cs), max(cs)):
         return None
-    if not _plain_first(resp, pips, members, fit, statistics.median(cs)):
+    from vision.dice import PLAIN_LIGHT_GROWN
+
+    narrow = not p.dark and bool(lim.a_hint) and fit.a <= PLAIN_LIGHT_GROWN * lim.a_hint
+    if not _plain_first(resp, pips, members, fit, statistics.median(cs), narrow):
         return None
     return Face(fit.value, fit.cx, fit.cy, fit.a, fit.angle, r, p.dark, fit.err, tuple(members), fit)
 

@@ -89,3 +89,45 @@ def test_a_pair_much_bigger_than_a_measured_die_is_no_two() -> None:
     assert [f.value for f in group(far, BLANK, BLANK, LIM).faces] == [2]
     near = [_pip(100, 100), _pip(100 + 2.2 * A, 100 + 2.2 * A)]  # 10% bigger: a two either way
     assert [f.value for f in group(near, BLANK, BLANK, measured).faces] == [2]
+
+
+def test_a_shining_black_top_s_own_corner_is_no_stray_spot_for_light_pips() -> None:
+    # a glossy black die's top shines grey against its dark bevel; turned 45 degrees, its diagonal runs
+    # along the image's x axis, and in the whiteness image's top-hat (a square kernel on the image's
+    # axes, 1.1 a) the top's own corners keep its tone where it narrows under the kernel. A two of light
+    # pips on that diagonal is plain within PLAIN_DISC_LIGHT (the disc of PLAIN_DISC reaches the corners).
+    import cv2
+
+    from vision.dice import PLAIN_DISC, PLAIN_DISC_LIGHT, _plain
+    from vision.pips import fit_layout, odd
+
+    def face(spot: bool = False) -> np.ndarray:
+        img = np.full((120, 120), 30, np.uint8)
+        # the shining flat top: half side 1.45 a (the rounded bevel takes the rest of 1.75), its corners
+        # 2.05 a from the centre along x and y; pips 220 on a top of 140 (whiteness), slightly blurred
+        d = 1.45 * A * 2 ** 0.5
+        cv2.fillConvexPoly(img, np.round([[c - d, c], [c, c - d], [c + d, c], [c, c + d]]).astype(np.int32), 140)
+        for x in xs:
+            cv2.circle(img, (round(x), round(c)), 3, 220, -1)
+        if spot:  # a stray light spot on the face, off the pips' diagonal
+            cv2.circle(img, (round(c), round(c - 0.9 * A)), 2, 220, -1)
+        return cv2.GaussianBlur(img, (0, 0), 1.0)
+
+    c = 60.0
+    xs = (c - A * 2 ** 0.5, c + A * 2 ** 0.5)  # a two's pips: corner offsets (-1, -1) and (1, 1), turned 45 degrees
+    img = face()
+    kb = cv2.getStructuringElement(cv2.MORPH_RECT, (odd(1.1 * A), odd(1.1 * A)))
+    hat = cv2.morphologyEx(img, cv2.MORPH_TOPHAT, kb)
+    contrast = float(hat[round(c), round(xs[0])])
+    fit = fit_layout(np.array([[x, c] for x in xs]))
+    assert fit is not None and fit.value == 2 and abs(fit.a - A) < 0.1
+    light = [Pip(x, c, 3.0, False, contrast, 1.0, 1.0) for x in xs]
+    assert PLAIN_DISC_LIGHT < PLAIN_DISC
+    assert _plain(hat, light, [0, 1], fit, contrast, narrow=True)
+    assert not _plain(hat, light, [0, 1], fit, contrast)  # (a face bigger than PLAIN_LIGHT_GROWN: the wider disc)
+    # the same map read as a dark face's (its disc reaching 1.65 a) meets the top's corners
+    dark = [Pip(x, c, 3.0, True, contrast, 1.0, 1.0) for x in xs]
+    assert not _plain(hat, dark, [0, 1], fit, contrast, narrow=True)
+    # a stray light spot between the pips still fails the light face
+    hat2 = cv2.morphologyEx(face(spot=True), cv2.MORPH_TOPHAT, kb)
+    assert not _plain(hat2, light, [0, 1], fit, contrast, narrow=True)
