@@ -38,7 +38,7 @@ import numpy as np
 
 from vision import tray
 from vision.dice import FEW_ROUND, MEASURED_GROWN, Face, Limits, group
-from vision.tilt import cocked_reason, cocked_scores
+from vision.tilt import cocked_reason, cocked_scores, grey
 from vision.pips import LAYOUTS, Pip, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_at_many, spots_response, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -591,7 +591,7 @@ def fine_aniso(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None = N
     if X0 < 0 or Y0 < 0 or X1 > w or Y1 > h:
         return None
     if f.dark:
-        g = gray[Y0:Y1, X0:X1] if gray is not None else _grey_of(frame[Y0:Y1, X0:X1])
+        g = gray[Y0:Y1, X0:X1] if gray is not None else grey(frame[Y0:Y1, X0:X1])
         ch = 255.0 - g.astype(np.float32)
     else:
         ch = (whiteness(frame[Y0:Y1, X0:X1]) if frame.ndim == 3 else frame[Y0:Y1, X0:X1]).astype(np.float32)
@@ -617,10 +617,6 @@ def fine_aniso(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None = N
         xy = np.stack([(wgt * dx).sum(axis=(1, 2)) / tot + xy[:, 0], (wgt * dy).sum(axis=(1, 2)) / tot + xy[:, 1]], axis=1)
     sv = np.linalg.svd((_LAYOUT_PINV[f.value] @ xy)[:2], compute_uv=False)
     return float(sv[1] / sv[0])
-
-
-def _grey_of(img: np.ndarray) -> np.ndarray:
-    return img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
 
 
 _LAYOUT_MAP = {n: LAYOUTS[n].astype(np.float64) for n in LAYOUTS}

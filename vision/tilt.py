@@ -156,7 +156,8 @@ def predict(model: dict, X: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- patches
-def _grey(frame: np.ndarray) -> np.ndarray:
+def grey(frame: np.ndarray) -> np.ndarray:
+    """A frame's grey image (itself when it is grey already)."""
     if frame.ndim == 2:
         return frame
     return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -205,7 +206,7 @@ def patches(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_p
             out[i] = 0.0
             geo[i] = (0.0, 1.0, 0.0, 0.0)
             continue
-        crop = _grey(frame_bgr[ya:yb, xa:xb])
+        crop = grey(frame_bgr[ya:yb, xa:xb])
         if xa > x0 or ya > y0 or xb < x0 + side or yb < y0 + side:  # past the frame's edge: replicate
             crop = cv2.copyMakeBorder(crop, ya - y0, y0 + side - yb, xa - x0, x0 + side - xb, cv2.BORDER_REPLICATE)
         if m > 1:  # shrink by area first, then turn (and scale by 0.75-1.5) into the patch
