@@ -89,7 +89,7 @@ PLAIN_DISC = 1.65  # ... and within this many corner offsets of the centre (the 
 #: along the diagonal, 0.4 x the pips' 87 and 91 allowed at most 35 and 36).
 PLAIN_DISC_LIGHT = 1.45
 #: ... only for a face of a calibrated size up to this many times it: a face that looks bigger is
-#: nearer the camera, the top of a cocked die (own seed 6,000,231, dev idx 60231: a cocked black die's
+#: nearer the camera, the top of a cocked die (own seed 13,500,231, dev idx 60231: a cocked black die's
 #: tilted three, 1.084, read as a flat three with the narrower disc, silent; the flat light faces it
 #: read were 1.006-1.04)
 PLAIN_LIGHT_GROWN = 1.06
