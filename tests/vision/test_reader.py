@@ -220,3 +220,52 @@ def test_a_one_pip_paired_with_a_side_face_pip_is_no_two() -> None:
     fit = Fit(2, 160.0, 120.0, (a, 0.0, 0.0, a), 0.0)
     face = Face(2, 160.0, 120.0, a, 0.0, 0.38 * a, True, 0.0, (0, 1), fit)
     assert not _one_in_two(face, 1.0, frame, frame[:, :, 0].copy(), a)
+
+
+def _two_dice_table(two_pips: list[tuple[float, float]], a: float = 16.0):
+    """(frame, calibration) of two white dice on grey felt, a five at the left and a two (its pips at
+    `two_pips`, template places) at the right, dark pips, calibrated for that die size."""
+    import cv2
+
+    from calibration import Calibration
+    from vision.pips import LAYOUTS
+
+    h, w = 240, 400  # (room for dice up to a = 20)
+    empty = np.full((h, w, 3), 70, np.uint8)
+    frame = empty.copy()
+    half = 1.95 * a
+    for cx, pips in ((120, [tuple(p) for p in LAYOUTS[5]]), (280, two_pips)):
+        cv2.rectangle(frame, (int(cx - half), int(120 - half)), (int(cx + half), int(120 + half)), (228, 228, 228), -1)
+        for u, v in pips:
+            cv2.circle(frame, (int(round(cx + u * a)), int(round(120 + v * a))), int(0.38 * a), (25, 25, 25), -1,
+                       cv2.LINE_AA)
+    frame = cv2.GaussianBlur(frame, (0, 0), 1.0)
+    png = cv2.imencode(".png", empty)[1].tobytes()
+    floor = ((10.0, 10.0), (390.0, 10.0), (390.0, 230.0), (10.0, 230.0))
+    return frame, Calibration((w, h), floor, None, a, 0.38 * a, True, 2, png, "dark")
+
+
+def test_a_two_shrunk_a_little_is_cocked_when_the_tilt_model_has_a_doubt(monkeypatch) -> None:
+    """fine_spacing measures a two's pips at the frame's resolution against the frame's other faces:
+    a two shrunk to 0.95 along its diagonal passes the working copy's SHRUNK cut (0.92) but not
+    FINE_SHRUNK, once the tilt model scores it at least FINE_GATE; a flat two stays a two at that
+    score, and the shrunk one too at a score of ~0 (no doubt to act on)."""
+    import vision.reader as R
+    from vision.tilt import SHRUNK
+
+    shrunk, cal = _two_dice_table([(-0.95, -0.95), (0.95, 0.95)], 20.0)
+    flat, _ = _two_dice_table([(-1.0, -1.0), (1.0, 1.0)], 20.0)
+    det = R.detect(shrunk, cal.pip_a, True)
+    two = [g for g in det.faces if g.value == 2]
+    assert len(two) == 1 and two[0].a / det.a > SHRUNK[2]
+    q = R.fine_spacing(shrunk, two[0], det.scale, None, list(det.faces))
+    assert q is not None and q < R.FINE_SHRUNK
+    det = R.detect(flat, cal.pip_a, True)
+    two = [g for g in det.faces if g.value == 2]
+    assert R.fine_spacing(flat, two[0], det.scale, None, list(det.faces)) > 0.99
+    assert read(shrunk, cal, 2).values == (2, 5)
+    monkeypatch.setattr(R, "cocked_scores", lambda *a, **k: np.full(len(a[1]), 2 * R.FINE_GATE))
+    assert read(flat, cal, 2).values == (2, 5)
+    r = read(shrunk, cal, 2)
+    assert r.verdict == "reroll" and r.values == (5,)
+    assert [d.why for d in r.dice if d.status == "cocked"][0].startswith("fine shrunk")
