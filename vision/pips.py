@@ -451,6 +451,10 @@ EVEN_STEP = 35.0  # ... to a spot this much brighter (darker) than its wholly ev
 EVEN_ELONG = 0.8  # ... and is round (its outline's minor over major axis), as a one_sided spot must be
 ONE_SIDED = 0.2  # spots_at's one_sided ring: each sample at least this share of the deepest one's gap
 ONE_SIDED_MIN = 20.0  # ... and at least this many grey levels
+#: spots_at_many's `squashed`: a picky spot (faint, or by a one-sided ring) that EVEN_ELONG refused is
+#: reported there when its outline's minor over major axis is at least this (a glossy black die's lit
+#: dimple of a one-pip measures 0.73-0.78 at the working scale: the reader looks again, reader._faint_one)
+SQUASHED_MIN = 0.6
 
 
 def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
@@ -481,14 +485,16 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
 
 
 def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float = 0.0,
-                  ring_odd: int = 5) -> list[list[Pip]]:
+                  ring_odd: int = 5, squashed: list | None = None) -> list[list[Pip]]:
     """spots_at's spots of many search boxes, in one pass: a job is (resp, dark, where, base) or
     (resp, dark, where, base, t_even, one_sided), and its spots are what
     spots_at(resp, dark, r, t_low, where, base, ring, ring_odd, t_even, one_sided) means (see there).
     Each search costs mostly its own overhead (the search boxes are small), so the boxes are
     stacked into one image, each padded by its own mirror image (what the smoothing and the
     local-maximum filter see past a box's edge), smoothed and filtered once; each box keeps its
-    own threshold, plateau rule (_plateaus: more than 48 candidate pixels) and neighbours."""
+    own threshold, plateau rule (_plateaus: more than 48 candidate pixels) and neighbours.
+    `squashed` (a list), when given, gets (job index, spot) for each spot refused only by EVEN_ELONG
+    whose elongation is SQUASHED_MIN or more (box coordinates, as the spots returned)."""
     jobs = [tuple(job) + (None, False)[len(job) - 4:] for job in jobs]  # (resp, dark, where, base, t_even, one_sided)
     n_jobs = len(jobs)
     out: list[list[Pip]] = [[] for _ in range(n_jobs)]
@@ -664,9 +670,12 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
         disc = math.sqrt(max(0.0, tr * tr / 4 - det))
         l1, l2 = tr / 2 + disc, max(1e-6, tr / 2 - disc)
         elong = math.sqrt(l2 / l1)
-        if picky[i] and elong < EVEN_ELONG:
-            continue  # a pip on a steep side face is squashed
         fill = min(1.0, area / (4 * math.pi * math.sqrt(l1 * l2)))
         j = sel_bid[i]
+        if picky[i] and elong < EVEN_ELONG:
+            if squashed is not None and elong >= SQUASHED_MIN:
+                squashed.append((j, Pip(int(xs[i]) + mx, int(ys[i]) + my, math.sqrt(area / math.pi), jobs[j][1],
+                                        float(peaks[i]), fill, elong)))
+            continue  # a pip on a steep side face is squashed
         out[j].append(Pip(int(xs[i]) + mx, int(ys[i]) + my, math.sqrt(area / math.pi), jobs[j][1], float(peaks[i]), fill, elong))
     return out

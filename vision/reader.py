@@ -19,7 +19,11 @@
    (or raised near its edge) and outside the keep zone it is `off_tray`; a
    foreshortened four to six (on the working copy, or, when vision.tilt has a
    doubt, its pips measured at full resolution), or a die vision.tilt scores
-   as cocked, is `cocked`; pips that make no face are `unreadable`.
+   as cocked, is `cocked`; pips that make no face are `unreadable`, unless they are light
+   pips on a flat die's grid whose nine places, measured in the frame, show which face it is (a
+   glossy black die's faint white pips: `_completed`). With a die short, a faint light spot
+   refused only as a little squashed may be a one in the middle of a plain square top
+   (`_faint_one`).
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
@@ -30,7 +34,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
 import cv2
@@ -39,7 +43,7 @@ import numpy as np
 from vision import tray
 from vision.dice import FEW_ROUND, MEASURED_GROWN, Face, Limits, group
 from vision.tilt import cocked_reason, cocked_scores, grey
-from vision.pips import LAYOUTS, Pip, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_at_many, spots_response, odd as _odd, scaled as _scaled
+from vision.pips import LAYOUTS, Fit, Pip, single, brightest, darkest, whiteness, find_pips, hats, spots_at, spots_at_many, spots_response, odd as _odd, scaled as _scaled
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration import Calibration
@@ -172,6 +176,7 @@ class Detection:
     leftover: tuple[int, ...]
     scale: float  # working copy = frame * scale
     a: float | None  # corner-pip offset in working pixels (known or measured)
+    faint: tuple[Pip, ...] = ()  # light spots refused only as a little squashed (pips.SQUASHED_MIN)
 
 
 def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None,
@@ -228,14 +233,20 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 where = cv2.resize(sub.astype(np.uint8), (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_NEAREST) > 0
             maps.append((X0, Y0, d, l, g, mn, where))
         # the spots of every box in one pass (vision.pips.spots_at_many: what a call per box gives)
-        jobs = []
+        jobs, at = [], []
         for X0, Y0, d, l, g, mn, where in maps:
             if want_dark:
                 jobs.append((d, True, where, g))
+                at.append((X0, Y0))
             if want_light:
                 # light pips: faint ones on a wholly even face, and ones by a dark bevel (pips.spots_at)
                 jobs.append((l, False, where, mn, T_EVEN, True))
-        first = iter(spots_at_many(jobs, 0.38 * a, T_SPOT, ring=0.6 * a))
+                at.append((X0, Y0))
+        squashed: list[tuple[int, Pip]] = []
+        first = iter(spots_at_many(jobs, 0.38 * a, T_SPOT, ring=0.6 * a, squashed=squashed))
+        # light spots refused only as a little squashed (reader._faint_one may take one as a one-pip)
+        faint = tuple(Pip(p.x + at[j][0], p.y + at[j][1], p.r, p.dark, p.contrast, p.round, p.elong)
+                      for j, p in squashed if not p.dark)
         big = iter(_big_spots_many([g for _, _, _, _, g, _, _ in maps], a) if want_dark else [])
         for X0, Y0, X1, Y1, bh, th in hats_at:
             if want_dark:
@@ -262,6 +273,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         else:
             dark, light = hats(_scaled(frame, scale), kernel)
         spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
+        faint = ()
     # a top face is seen square-on (it is parallel to the sensor); squashed spots are on side faces: not pips
     # (a known size: a six's blurred columns are cut apart, so its pips may look a little squashed)
     min_el, min_round = (0.5, 0.6) if known else (0.6, 0.72)
@@ -285,7 +297,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     if not known:
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
         a = float(np.median(big)) if big else None
-    return Detection(faces, tuple(pips), g.leftover, scale, a)
+    return Detection(faces, tuple(pips), g.leftover, scale, a, faint)
 
 
 def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
@@ -445,6 +457,13 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 # (a light spot between dark pips is the face showing between them)
             elif f.value == 1 and f.dark == g.dark and _round_pip(det, f) and _round_pip(det, g) and 0.75 < f.r / g.r < 1.33:
                 doubtful.add(i)  # two like round pips: maybe a two whose face check failed
+    if det.faint and a_px and cal.n_dice is not None and len(kept) < cal.n_dice:
+        # a die short: maybe a glossy black die's one whose faint pip was refused as a little squashed
+        for s in det.faint:
+            f = _faint_one(s, det, kept, k, a, frame, gray, body, a_px)
+            if f is not None:
+                det = replace(det, pips=det.pips + (s,))
+                kept.append(f)
     # a one with a like pip a two's diagonal away on the same die (one no face took): a two whose
     # face check failed, or a one; no guess. Not for a big one-pip, nor a big spot (a shadow between
     # dice answers the wide one-pip pass): a two's pips are a pip's size, and round (dice.FEW_ROUND)
@@ -463,6 +482,32 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 if not _square_top(gray, f.cx / k, f.cy / k, a / k, f.r / k):
                     doubtful.add(i)
                 break
+    # pips no face explains and no side face explains: a die that cannot be read
+    loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in kept)]
+    clusters: list[list[Pip]] = []
+    for p in loose:
+        for c in clusters:
+            if any(math.hypot(p.x - q.x, p.y - q.y) < 3.0 * a for q in c):
+                c.append(p)
+                break
+        else:
+            clusters.append([p])
+    if clusters and a_px:
+        # light pips of a die that make no face: a glossy black die whose other pips are too faint
+        # to be found; its grid's nine places may still show which face it is (_completed)
+        rest = []
+        for c in clusters:
+            f = None
+            if not any(q.dark for q in c):
+                # with the fainter spots no face took beside them (the loose ones are the clearer)
+                more = [q for q in (det.pips[i] for i in det.leftover) if not q.dark and q not in c
+                        and any(math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for p in c)]
+                f = _completed(c + more, det, k, a, frame, gray, body, a_px)
+            if f is None:
+                rest.append(c)
+            else:
+                kept.append(f)
+        clusters = rest
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
     # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
     tilt = cocked_scores(gray, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
@@ -492,21 +537,163 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             # its pips, measured at full resolution, stand closer than the other dice's: a tilted face
             status, why = "cocked", f"fine shrunk {q:.3f}"
         dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why, f.dark))
-    # pips no face explains and no side face explains: a die that cannot be read
-    loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in kept)]
-    clusters: list[list[Pip]] = []
-    for p in loose:
-        for c in clusters:
-            if any(math.hypot(p.x - q.x, p.y - q.y) < 3.0 * a for q in c):
-                c.append(p)
-                break
-        else:
-            clusters.append([p])
     for c in clusters:
         x = float(np.mean([q.x for q in c])) / k
         y = float(np.mean([q.y for q in c])) / k
         dice.append(DieReading(None, (x, y), "off_tray" if _off_tray(cal, x, y, die) else "unreadable", "loose pips"))
     return dice, ()
+
+
+#: _completed: a place of the grid holds a pip when it stands out from the face's tone by at least
+#: COMPLETE_PIP of the found pips' own step, and is empty under COMPLETE_HOLE of it; a place between
+#: the two makes no face
+COMPLETE_PIP = 0.55
+COMPLETE_HOLE = 0.3
+_GRID = [(u, v) for v in (-1, 0, 1) for u in (-1, 0, 1)]
+_STEPS = [(1, 0), (1, 1), (2, 0), (2, 1), (2, -1), (2, 2)]  # grid steps between two pips of a face (up to a turn)
+#: the grid places of each face, in any of its four turns
+_PATTERNS = {n: {frozenset((round(x * cq - y * sq), round(x * sq + y * cq)) for x, y in LAYOUTS[n])
+                 for cq, sq in ((1, 0), (0, 1), (-1, 0), (0, -1))} for n in LAYOUTS}
+
+
+def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarray, gray: np.ndarray,
+               body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+    """The face of light pips `c` (working coordinates: a die's pips that made no face, the others
+    missed: a glossy black die's white pips that barely stand out of its grey-shining top), read from
+    its grid: every way the pips sit on a 3x3 grid of a flat die's size (corner offset 0.9-1.12 of
+    `a`), each of the nine places measured in the frame's whiteness (3x3 median) against the face's
+    tone (the four places between the grid's middle and its corners) and the found pips' (the
+    median): a pip from COMPLETE_PIP of that step, a hole under COMPLETE_HOLE. The places must make
+    a face's layout, the same face for every way that reads; then a face's checks (_face_ok). None
+    otherwise: the die stays unreadable."""
+    if len(c) < 2 or len(c) > 6 or frame.ndim != 3:
+        return None
+    pts = [complex(q.x, q.y) for q in c]
+    seen: list[tuple[complex, float]] = []
+    reads: dict[int, tuple] = {}
+    h, w = frame.shape[:2]
+    for j in range(1, len(pts)):
+        d = pts[j] - pts[0]
+        for du, dv in _STEPS:
+            g = complex(du, dv)
+            s = d / g  # grid step as a complex number (size and turn)
+            if not 0.9 * a <= abs(s) <= 1.12 * a:
+                continue
+            for u0, v0 in _GRID:
+                o = pts[0] - s * complex(u0, v0)  # the grid's middle
+                uv = [(p - o) / s for p in pts]
+                if any(abs(z.real) > 1.3 or abs(z.imag) > 1.3 or abs(z - complex(round(z.real), round(z.imag))) > 0.3
+                       for z in uv):
+                    continue
+                places = {(round(z.real), round(z.imag)) for z in uv}
+                if len(places) != len(pts):
+                    continue
+                turn = math.atan2(s.imag, s.real) % (math.pi / 2)
+                if any(abs(o - o2) < 0.3 * a and min(abs(turn - t2), math.pi / 2 - abs(turn - t2)) < 0.2 for o2, t2 in seen):
+                    continue  # the same grid (turned by a quarter)
+                seen.append((o, turn))
+                at = [o + s * complex(u, v) for u, v in _GRID] + [o + s * complex(u, v) for u, v in
+                                                                    ((0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5))]
+                xs = [int(round(z.real / k)) for z in at]
+                ys = [int(round(z.imag / k)) for z in at]
+                if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
+                    return None
+                py, px = np.array(ys)[:, None] + _NINE_DY, np.array(xs)[:, None] + _NINE_DX
+                tones = np.partition(whiteness(frame[py, px]), 4, axis=1)[:, 4].astype(np.float64)
+                face_t = float(np.median(tones[9:]))
+                pip_t = float(np.median([tones[_GRID.index(q)] for q in places]))
+                span = pip_t - face_t
+                if span < 20:
+                    return None
+                rel = (tones[:9] - face_t) / span
+                if np.any((rel > COMPLETE_HOLE) & (rel < COMPLETE_PIP)) or np.any(rel < -0.5):
+                    # a place neither pip nor face, or off the shining top (its bevel, the felt): no
+                    # read this way
+                    reads[-len(reads) - 1] = ()
+                    continue
+                pattern = frozenset(_GRID[i] for i in range(9) if rel[i] >= COMPLETE_PIP)
+                if not places <= pattern:
+                    reads[-len(reads) - 1] = ()
+                    continue
+                value = next((n for n, ps in _PATTERNS.items() if pattern in ps), None)
+                reads[-len(reads) - 1] = (value, o, s, pattern, [(z.real, z.imag) for z in uv])
+    found = [r for r in reads.values() if r and r[0] is not None]
+    if not found or any(r[0] != found[0][0] or abs(r[1] - found[0][1]) > 0.3 * a for r in found):
+        return None  # no grid reads as a face, or two read differently: no guess
+    value, o, s, pattern, uv = found[0]
+    if value < 2:
+        return None
+    if len(c) >= 3:
+        # how square the found pips' own grid is (an affine fit to their places): a top tilted far
+        # is not. (Only a coarse guard: three pips' centres at the working scale fit exactly, their
+        # errors all in it; a flat five of own seed 14,600,123 measured 0.925. The face's fit is
+        # the square grid's, and the tilt model and fine_aniso judge its lean.)
+        M = np.array([[round(u), round(v), 1.0] for u, v in uv])
+        if np.linalg.matrix_rank(M) == 3:
+            sol = np.linalg.lstsq(M, np.array([[q.x, q.y] for q in c]), rcond=None)[0]
+            sv = np.linalg.svd(sol[:2], compute_uv=False)
+            if sv[1] < 0.8 * sv[0]:
+                return None
+    # the layout's pips in the image, and its fit (a similarity: the grid is square)
+    tpl = LAYOUTS[value]
+    for cq, sq in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+        if frozenset((round(x * cq - y * sq), round(x * sq + y * cq)) for x, y in tpl) == pattern:
+            break
+    turned = s * complex(cq, sq)
+    fit = Fit(value, o.real, o.imag, (turned.real, -turned.imag, turned.imag, turned.real), 0.0, 1.0)
+    r = float(np.median([q.r for q in c]))
+    f = Face(value, o.real, o.imag, fit.a, fit.angle, r, False, 0.0, (), fit)
+    if not _face_ok(f, k, frame, gray, body, k * a_px):
+        return None
+    return f
+
+
+#: _faint_one: each of the eight other places of the 3x3 grid around a faint one-pip shows at most
+#: this share of the way from the face's tone to the pip's (a three's or five's faint corner pips
+#: stand 30-60 grey levels over a glossy black die's grey top, about as much as its middle pip)
+FAINT_HOLES = 0.35
+#: ... and its flat top's half side is at least this many corner offsets (_square_yaw): a glossy black
+#: die's grey-shining top ends at 1.45-1.55 (its bevel is wide and dark), under _square_top's 1.55
+FAINT_SQUARE = 1.4
+
+
+def _faint_one(s: Pip, det: Detection, kept: list[Face], k: float, a: float, frame: np.ndarray, gray: np.ndarray,
+               body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+    """A one made of a faint light spot (working coordinates) that spots_at refused only as a little
+    squashed (pips.SQUASHED_MIN to EVEN_ELONG: a glossy black die's lit dimple, a crescent at the
+    working scale), when the frame is a die short. It must be alone (no face within 3.2 corner
+    offsets, no other spot within 2.2), pass a one's face checks (_face_ok), sit in the middle of a
+    flat square top of a die's size (_square_top) and leave the grid's eight other places of that
+    square's yaw in the face's tone (FAINT_HOLES: a three or five whose faint corners were missed
+    is no one). A side face's pip is foreshortened: no square top around it."""
+    if any(math.hypot(f.cx - s.x, f.cy - s.y) < 3.2 * a for f in kept):
+        return None
+    if any(math.hypot(p.x - s.x, p.y - s.y) < 2.2 * a for p in det.pips):
+        return None
+    f = Face(1, s.x, s.y, a, 0.0, s.r, False, 0.0, (len(det.pips),), single(s.x, s.y, a))
+    if not _face_ok(f, k, frame, gray, body, k * a_px):
+        return None
+    x, y, ak = s.x / k, s.y / k, a / k
+    yaw = _square_yaw(gray, x, y, ak, s.r / k, FAINT_SQUARE)
+    if yaw is None or frame.ndim != 3:
+        return None
+    c, sn = math.cos(yaw), math.sin(yaw)
+    places = [(0.0, 0.0), (0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + [
+        (float(u), float(v)) for u in (-1, 0, 1) for v in (-1, 0, 1) if u or v]
+    xs = [int(round(x + ak * (c * u - sn * v))) for u, v in places]
+    ys = [int(round(y + ak * (sn * u + c * v))) for u, v in places]
+    h, w = frame.shape[:2]
+    if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
+        return None
+    py, px = np.array(ys)[:, None] + _NINE_DY, np.array(xs)[:, None] + _NINE_DX
+    tones = np.partition(whiteness(frame[py, px]), 4, axis=1)[:, 4].astype(np.float64)
+    pip_t, face_t = float(tones[0]), float(np.median(tones[1:5]))
+    span = pip_t - face_t
+    if span < 20:
+        return None
+    if any((t - face_t) / span >= FAINT_HOLES for t in tones[5:]):
+        return None
+    return f
 
 
 def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple[np.ndarray, float] | None,
@@ -938,18 +1125,24 @@ _SQUARE = 1.0 / np.maximum(np.abs(np.cos(_RAYS[None, :] - _YAWS[:, None])), np.a
 
 
 def _square_top(gray: np.ndarray, x: float, y: float, a: float, r: float) -> bool:
+    """Is (x, y) the middle of a flat top face of a die's size? (_square_yaw, see there)"""
+    return _square_yaw(gray, x, y, a, r) is not None
+
+
+def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least: float = 1.55) -> float | None:
     """Is (x, y) (frame pixels; `a` the corner offset, `r` the pip's radius there) the middle of a
     flat top face of a die's size? Along 16 rays from the pip the face's own even tone ends (at its
     bevel, its shadow or the felt) where a square of the flat top's size (half side 1.55-2.05 a),
     centred on the pip at some yaw, ends: SQUARE_RAYS of the 16 within 0.3 a of it. For a black die
     on black felt, where the frame hardly differs from the empty tray and the body map cannot place
     the die; a pip on a side face (foreshortened: no square) or off a face's middle, or a speck on
-    bare felt (no edge), fails."""
+    bare felt (no edge), fails. The square's yaw (radians, 0 to 90 degrees), or None when it fails.
+    `least`: the smallest half side, in corner offsets."""
     h, w = gray.shape[:2]
     r0, r1 = max(1.1 * a, 1.6 * r), 2.9 * a
     m = int(math.ceil(r1)) + 2
     if x - m < 0 or y - m < 0 or x + m >= w or y + m >= h:
-        return False
+        return None
     steps = np.arange(r0, r1, 0.1 * a)
     xs = np.round(x + steps[None, :] * _RAY_COS[:, None]).astype(int)
     ys = np.round(y + steps[None, :] * _RAY_SIN[:, None]).astype(int)
@@ -961,12 +1154,12 @@ def _square_top(gray: np.ndarray, x: float, y: float, a: float, r: float) -> boo
     edge = off[:, :-1] & off[:, 1:]  # two samples in a row: not noise
     found = edge.any(axis=1)
     if found.sum() < SQUARE_RAYS:
-        return False  # rays run on in the face's tone: bare felt, no die
+        return None  # rays run on in the face's tone: bare felt, no die
     d = np.where(found, steps[edge.argmax(axis=1)], np.inf)
     half = np.median(np.where(found, d, 3.0 * a)[None, :] / _SQUARE, axis=1)  # the square's half side, per yaw
     near = (np.abs(d[None, :] - half[:, None] * _SQUARE) <= 0.3 * a).sum(axis=1)
     best = int(near.argmax())
-    return bool(near[best] >= SQUARE_RAYS and 1.55 * a <= half[best] <= 2.05 * a)
+    return float(_YAWS[best]) if near[best] >= SQUARE_RAYS and least * a <= half[best] <= 2.05 * a else None
 
 
 def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) -> float:

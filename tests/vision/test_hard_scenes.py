@@ -85,3 +85,72 @@ def test_square_top_sees_a_flat_one_and_not_a_side_face_or_bare_felt() -> None:
     assert not _square_top(felt, 120, 120, a, 0.4 * a)
     # a face far bigger than a die's top
     assert not _square_top(_drawn_top(5.4, 5.4, 0.0), 120, 120, a, 0.4 * a)
+
+
+def _black_top(places, a: float = 12.0, yaw: float = 20.0, face: int = 140, pip: int = 180, faint=()) -> np.ndarray:
+    """A colour frame: a glossy black die's flat top shining grey (`face`, a square of 3.0 corner
+    offsets at `yaw`, the bevel and felt dark around it), white pips of tone `pip` at the grid
+    `places` (corner offsets from the middle, face axes) and fainter spots (place, tone) at `faint`."""
+    img = np.full((240, 240), 25, np.uint8)
+    box = cv2.boxPoints(((120.0, 120.0), (3.0 * a, 3.0 * a), yaw))
+    cv2.fillConvexPoly(img, np.round(box).astype(np.int32), face)
+    c, s = np.cos(np.radians(yaw)), np.sin(np.radians(yaw))
+    for (u, v), tone in [(p, pip) for p in places] + list(faint):
+        cv2.circle(img, (round(120 + a * (u * c - v * s)), round(120 + a * (u * s + v * c))), round(0.4 * a), tone, -1)
+    img = np.clip(img + np.random.default_rng(0).normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
+    return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+
+
+def _at(places, a: float = 12.0, yaw: float = 20.0):
+    from vision.pips import Pip
+
+    c, s = np.cos(np.radians(yaw)), np.sin(np.radians(yaw))
+    return [Pip(120 + a * (u * c - v * s), 120 + a * (u * s + v * c), 0.4 * a, False, 60.0, 0.9, 0.9) for u, v in places]
+
+
+def test_completed_reads_a_face_from_some_of_its_pips_and_refuses_a_doubt() -> None:
+    """reader._completed: a glossy black die's pips that made no face (the others too faint to be
+    found) are read from the grid's nine places, or not at all."""
+    from vision.reader import Detection, _completed
+
+    a = 12.0
+    det = Detection((), (), (), 1.0, a)
+
+    def value(img, found):
+        f = _completed(_at(found), det, 1.0, a, img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), None, a)
+        return None if f is None else f.value
+
+    corners = [(-1, -1), (1, -1), (-1, 1), (1, 1)]
+    five = _black_top(corners + [(0, 0)])
+    assert value(five, [(-1, -1), (1, -1), (1, 1)]) == 5  # the middle and a corner found too faint
+    assert value(_black_top(corners), [(-1, -1), (1, 1)]) == 4
+    six = _black_top(corners + [(-1, 0), (1, 0)])
+    assert value(six, [(-1, -1), (-1, 0), (1, 1)]) == 6
+    assert value(_black_top([(-1, -1), (0, 0), (1, 1)]), [(-1, -1), (1, 1)]) == 3
+    # a place half way between the face's tone and a pip's: no guess
+    assert value(_black_top([(-1, -1), (1, 1)], faint=[((0, 0), 154)]), [(-1, -1), (1, 1)]) is None
+    # places that make no face's layout (a spot where a four has none): no face
+    assert value(_black_top(corners + [(0, 1)]), [(-1, -1), (1, 1)]) is None
+    # one pip alone is no grid
+    assert value(five, [(0, 0)]) is None
+
+
+def test_faint_one_needs_a_plain_square_top_around_it() -> None:
+    """reader._faint_one: a faint spot is a one only in the middle of a die-sized flat top whose
+    other grid places show the face's tone: a three whose faint corners were missed is no one."""
+    from vision.reader import Detection, _faint_one
+
+    a = 12.0
+    det = Detection((), (), (), 1.0, a)
+    spot = _at([(0, 0)])[0]
+
+    def one(img):
+        return _faint_one(spot, det, [], 1.0, a, img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), None, a) is not None
+
+    assert one(_black_top([(0, 0)]))
+    assert not one(_black_top([(0, 0)], faint=[((-1, -1), 156), ((1, 1), 156)]))  # a three's faint corners
+    # a face foreshortened (a side face's pip): no square top
+    img = np.full((240, 240), 25, np.uint8)
+    cv2.fillConvexPoly(img, np.round(cv2.boxPoints(((120.0, 120.0), (3.0 * a, 1.8 * a), 20.0))).astype(np.int32), 140)
+    cv2.circle(img, (120, 120), round(0.4 * a), 180, -1)
+    assert not one(cv2.cvtColor(img, cv2.COLOR_GRAY2BGR))
