@@ -457,12 +457,14 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 # (a light spot between dark pips is the face showing between them)
             elif f.value == 1 and f.dark == g.dark and _round_pip(det, f) and _round_pip(det, g) and 0.75 < f.r / g.r < 1.33:
                 doubtful.add(i)  # two like round pips: maybe a two whose face check failed
+    inferred: set[int] = set()  # kept faces read from faint evidence (_faint_one, _completed)
     if det.faint and a_px and cal.n_dice is not None and len(kept) < cal.n_dice:
         # a die short: maybe a glossy black die's one whose faint pip was refused as a little squashed
         for s in det.faint:
             f = _faint_one(s, det, kept, k, a, frame, gray, body, a_px)
             if f is not None:
                 det = replace(det, pips=det.pips + (s,))
+                inferred.add(len(kept))
                 kept.append(f)
     # a one with a like pip a two's diagonal away on the same die (one no face took): a two whose
     # face check failed, or a one; no guess. Not for a big one-pip, nor a big spot (a shadow between
@@ -506,6 +508,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             if f is None:
                 rest.append(c)
             else:
+                inferred.add(len(kept))
                 kept.append(f)
         clusters = rest
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
@@ -536,6 +539,12 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 and q < (FINE_SHRUNK if f.a / k >= FINE_MIN_A else FINE_SHRUNK_SMALL):
             # its pips, measured at full resolution, stand closer than the other dice's: a tilted face
             status, why = "cocked", f"fine shrunk {q:.3f}"
+        elif i in inferred and p_cocked >= FINE_GATE:
+            # a face read from faint evidence (its grid, or a faint one) is only taken where the tilt
+            # model has no doubt: flat ones of own seeds score 0.001 or less; own-seed 60231, a black
+            # three leaning 22 degrees whose loose pips the grid read, 0.014 (before the grid read its
+            # loose pips left the die unreadable)
+            status, why = "cocked", f"tilt {p_cocked:.3f}, faint pips"
         dice.append(DieReading(f.value if status == "ok" else None, (x, y), status, why, f.dark))
     for c in clusters:
         x = float(np.mean([q.x for q in c])) / k
