@@ -579,7 +579,7 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
         return None
     pts = [complex(q.x, q.y) for q in c]
     seen: list[tuple[complex, float]] = []
-    reads: dict[int, tuple] = {}
+    reads: list[tuple] = []  # (value or None, middle, step, pattern, places) per way the places read
     h, w = frame.shape[:2]
     for j in range(1, len(pts)):
         d = pts[j] - pts[0]
@@ -618,15 +618,13 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
                 if np.any((rel > COMPLETE_HOLE) & (rel < COMPLETE_PIP)) or np.any(rel < -0.5):
                     # a place neither pip nor face, or off the shining top (its bevel, the felt): no
                     # read this way
-                    reads[-len(reads) - 1] = ()
                     continue
                 pattern = frozenset(_GRID[i] for i in range(9) if rel[i] >= COMPLETE_PIP)
                 if not places <= pattern:
-                    reads[-len(reads) - 1] = ()
                     continue
                 value = next((n for n, ps in _PATTERNS.items() if pattern in ps), None)
-                reads[-len(reads) - 1] = (value, o, s, pattern, [(z.real, z.imag) for z in uv])
-    found = [r for r in reads.values() if r and r[0] is not None]
+                reads.append((value, o, s, pattern, [(z.real, z.imag) for z in uv]))
+    found = [r for r in reads if r[0] is not None]
     if not found or any(r[0] != found[0][0] or abs(r[1] - found[0][1]) > 0.3 * a for r in found):
         return None  # no grid reads as a face, or two read differently: no guess
     value, o, s, pattern, uv = found[0]
