@@ -607,8 +607,7 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
                 ys = [int(round(z.imag / k)) for z in at]
                 if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
                     return None
-                py, px = np.array(ys)[:, None] + _NINE_DY, np.array(xs)[:, None] + _NINE_DX
-                tones = np.partition(whiteness(frame[py, px]), 4, axis=1)[:, 4].astype(np.float64)
+                tones = _whiteness_at(frame, xs, ys)
                 face_t = float(np.median(tones[9:]))
                 pip_t = float(np.median([tones[_GRID.index(q)] for q in places]))
                 span = pip_t - face_t
@@ -692,8 +691,7 @@ def _faint_one(s: Pip, det: Detection, kept: list[Face], k: float, a: float, fra
     h, w = frame.shape[:2]
     if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
         return None
-    py, px = np.array(ys)[:, None] + _NINE_DY, np.array(xs)[:, None] + _NINE_DX
-    tones = np.partition(whiteness(frame[py, px]), 4, axis=1)[:, 4].astype(np.float64)
+    tones = _whiteness_at(frame, xs, ys)
     pip_t, face_t = float(tones[0]), float(np.median(tones[1:5]))
     span = pip_t - face_t
     if span < 20:
@@ -966,6 +964,13 @@ _HOLE_PLACES = {n: [tuple(map(float, p)) for p in LAYOUTS[n]] + [(0.5, 0.5), (-0
                 + [(float(u), float(v)) for u, v in _HOLES[n]] for n in LAYOUTS}
 _NINE_DY = np.array([[dy for dy in (-1, 0, 1) for dx in (-1, 0, 1)]])
 _NINE_DX = np.array([[dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)]])
+
+
+def _whiteness_at(frame: np.ndarray, xs: list[int], ys: list[int]) -> np.ndarray:
+    """The whiteness (light pips' channel) at each place (frame pixels, a pixel inside the frame's
+    edge): the median of its 3x3 pixels, only those pixels converted (whiteness is per pixel)."""
+    py, px = np.array(ys)[:, None] + _NINE_DY, np.array(xs)[:, None] + _NINE_DX
+    return np.partition(whiteness(frame[py, px]), 4, axis=1)[:, 4].astype(np.float64)
 
 
 def _round_pip(det: "Detection", f: Face) -> bool:
