@@ -484,6 +484,71 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
     return spots_at_many([(resp, dark, where, base, t_even, one_sided)], r, t_low, ring, ring_odd)[0]
 
 
+def _groups8(xs: np.ndarray, ys: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """_touching's answer for pixels (x, y) of one image `width` wide given in raster order, none in
+    its first or last column: (each 8-connected group's first pixel, each pixel's group), groups in
+    the order of their first pixels. Each pixel is linked to its neighbours met before it (left,
+    and the three above) found by a search in the sorted pixel indices; every pixel then takes the
+    least index linked to it, and its root's, until nothing changes: each group's least index, its
+    first pixel."""
+    n = len(xs)
+    lin = ys * width + xs  # ascending
+    offs = np.array([1, width - 1, width, width + 1])
+    q = (lin[None, :] - offs[:, None]).ravel()  # each pixel's neighbours met before it, if there
+    at = lin.searchsorted(q)
+    hit = at < n
+    hit[hit] = lin[at[hit]] == q[hit]
+    a, b = np.tile(np.arange(n), 4)[hit], at[hit]
+    roots = np.arange(n)
+    if len(a):
+        while True:
+            nxt = roots.copy()
+            np.minimum.at(nxt, a, roots[b])
+            np.minimum.at(nxt, b, roots[a])
+            nxt = nxt[nxt]
+            if np.array_equal(nxt, roots):
+                break
+            roots = nxt
+    return np.unique(roots, return_inverse=True)
+
+
+def _candidates(cand: np.ndarray, tops: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
+    """The plateaus of spots_at_many's candidate mask of the stacked boxes (box j's pixels at rows
+    tops[j] + pad on, columns pad on): (centroids in their box's coordinates, box of each), box by box
+    and in each box in the raster order of each plateau's first pixel; every number as the box by box
+    grouping gave it (_plateaus' on a box of more than 48 candidate pixels: its centroid in the
+    bounding box of the box's candidates plus that box's corner; _touching's otherwise). One
+    grouping of all the candidate pixels, on arrays, instead of a Python union-find over them (the
+    mask is mostly empty: labelling all of it costs more)."""
+    pts = cv2.findNonZero(cand)  # (x, y) in raster order: box by box
+    if pts is None:
+        return np.zeros((0, 2)), np.zeros(0, np.int64)
+    pts = pts.reshape(-1, 2).astype(np.int64)
+    xs, ys = pts[:, 0], pts[:, 1]
+    first, group = _groups8(xs, ys, cand.shape[1])
+    box = tops.searchsorted(ys, "right") - 1
+    lx, ly = xs - pad, ys - (tops[box] + pad)  # box coordinates
+    n = np.bincount(box, minlength=len(tops))
+    count = np.bincount(group)
+    gbox = box[first]
+    big = n[gbox] > 48
+    if big.any():
+        # (_plateaus: a labelled bounding box's centroids, then its corner added)
+        starts = np.concatenate(([0], np.cumsum(n)[:-1]))
+        has = n > 0
+        x0 = np.zeros(len(tops), np.int64)
+        y0 = np.zeros(len(tops), np.int64)
+        x0[has] = np.minimum.reduceat(lx, starts[has])
+        y0[has] = ly[starts[has]]  # (raster order: the first pixel is on the top row)
+        x0[n <= 48] = 0
+        y0[n <= 48] = 0
+        ox, oy = x0[box], y0[box]
+        cx = np.bincount(group, lx - ox) / count + x0[gbox]
+        cy = np.bincount(group, ly - oy) / count + y0[gbox]
+        return np.stack([cx, cy], axis=1), gbox
+    return np.stack([np.bincount(group, lx) / count, np.bincount(group, ly) / count], axis=1), gbox
+
+
 def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float = 0.0,
                   ring_odd: int = 5, squashed: list | None = None) -> list[list[Pip]]:
     """spots_at's spots of many search boxes, in one pass: a job is (resp, dark, where, base) or
@@ -517,11 +582,10 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
             bmos[y + pad:y + pad + h, pad:pad + w] = base
     sm = blur_u8(mos, sigma)  # (cv2.GaussianBlur's, bit for bit)
     peak_map = cv2.compare(sm, cv2.dilate(sm, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))), cv2.CMP_GE)
-    # candidates per box: local maxima over the box's threshold (and in its `where`), grouped
-    cents, bids = [], []  # centroids (box coordinates) and the box of each
-    small_pts: list[np.ndarray] = []
-    small_ids: list[int] = []
+    # candidates per box: local maxima over the box's threshold (and in its `where`), drawn into one
+    # mask of the stacked boxes (boxes never touch: the padding parts them) and labelled once
     ts = np.zeros(n_jobs)  # each box's threshold (faint spots, from t_even, are under it)
+    over = np.zeros_like(mos)
     for j, (resp, dark, where, base, t_even, _) in enumerate(jobs):
         h, w = shapes[j]
         y = int(tops[j]) + pad
@@ -529,32 +593,14 @@ def spots_at_many(jobs: list[tuple], r: float, t_low: float = 14.0, ring: float 
         t = ts[j] = max(t_low, 4.0 * _median_u8(smj[::4, ::4]) + 2.0)
         if t_even is not None and base is not None and ring > 0:
             t = max(t_even, EVEN_SHARE * t)
-        cand = cv2.bitwise_and(peak_map[y:y + h, pad:pad + w], cv2.threshold(smj, t, 255, cv2.THRESH_BINARY)[1])
         if where is not None:
-            cand = cv2.bitwise_and(cand, where.view(np.uint8))
-        pts = cv2.findNonZero(cand)
-        if pts is None:
-            continue
-        if len(pts) > 48:
-            c = _plateaus(cand)
-            cents.append(c)
-            bids.append(np.full(len(c), j))
+            over[y:y + h, pad:pad + w] = cv2.bitwise_and(cv2.threshold(smj, t, 255, cv2.THRESH_BINARY)[1], where.view(np.uint8))
         else:
-            small_pts.append(pts.reshape(-1, 2).astype(np.int64))
-            small_ids.append(j)
-    if small_pts:
-        # the other boxes' plateaus together (_plateaus' grouping; pixels of different boxes never touch)
-        pts = np.concatenate(small_pts)
-        box = np.concatenate([np.full(len(p), j) for p, j in zip(small_pts, small_ids)])
-        xs, ys = pts[:, 0], pts[:, 1]
-        first, group = _touching(xs.tolist(), ys.tolist(), box.tolist())
-        count = np.bincount(group)
-        cents.append(np.stack([np.bincount(group, xs) / count, np.bincount(group, ys) / count], axis=1))
-        bids.append(box[first])
-    if not cents:
+            over[y:y + h, pad:pad + w] = cv2.threshold(smj, t, 255, cv2.THRESH_BINARY)[1]
+    cents, bids = _candidates(cv2.bitwise_and(peak_map, over), tops, pad)
+    if len(cents) == 0:
         return out
-    allc = np.concatenate(cents)
-    bid = np.concatenate(bids)
+    allc, bid = cents, bids
     order = np.argsort(bid, kind="stable")  # box by box, each box's plateaus in their own order
     allc, bid = allc[order], bid[order]
     Ws = np.array([s[1] for s in shapes])[bid]

@@ -359,7 +359,12 @@ def _add_spots(spots: list[Pip], found: list[Pip], X0: int, Y0: int, dark: np.nd
         near_old = ((sd[None, :] == fd[:, None]) & (np.abs(sx[None, :] - fx[:, None] - X0) < apart)
                     & (np.abs(sy[None, :] - fy[:, None] - Y0) < apart)).any(axis=1)
     near_new = ((fd[None, :] == fd[:, None]) & (np.abs((fx + X0)[None, :] - fx[:, None] - X0) < apart)
-                & (np.abs((fy + Y0)[None, :] - fy[:, None] - Y0) < apart)).tolist()  # [i][j]: i near j added
+                & (np.abs((fy + Y0)[None, :] - fy[:, None] - Y0) < apart))  # [i, j]: i near j added
+    # for each j, the later spots i that j's being added keeps out
+    later: dict[int, list[int]] = {}
+    I, J = np.nonzero(np.tril(near_new, -1))
+    for i, j in zip(I.tolist(), J.tolist()):
+        later.setdefault(j, []).append(i)
     # each spot's contrast: the map's brightest pixel of the 3x3 around it (indices clipped at the
     # map's edges, as a slice stops there), for all found spots at once
     h, w = dark.shape
@@ -367,10 +372,11 @@ def _add_spots(spots: list[Pip], found: list[Pip], X0: int, Y0: int, dark: np.nd
     rows = np.minimum(np.maximum(py[:, None] + _D3Y, 0), h - 1)
     cols = np.minimum(np.maximum(px[:, None] + _D3X, 0), w - 1)
     cs = np.where(fd, dark[rows, cols].max(axis=1), light[rows, cols].max(axis=1)).tolist()
-    taken: list[int] = []
+    out = near_old.tolist()  # spots not to add: beside a like one there already, or one added before
     for i, p in enumerate(found):
-        if not near_old[i] and not any(near_new[i][j] for j in taken):
-            taken.append(i)
+        if not out[i]:
+            for k in later.get(i, ()):
+                out[k] = True
             q = Pip(p.x + X0, p.y + Y0, p.r, p.dark, float(cs[i]), p.round, p.elong)
             spots.append(q)
             added.append(q)

@@ -252,8 +252,10 @@ def describe(P: np.ndarray, geo: np.ndarray) -> np.ndarray:
     fb = (ang % span if not SIGNED else ang) * np.float32(BINS / span) - np.float32(0.5)
     b0 = np.floor(fb)
     w1 = fb - b0
-    b0 = b0.astype(np.int64) % BINS
-    b1 = (b0 + 1) % BINS
+    b0 = b0.astype(np.int64)  # -1 .. BINS - 1 (ang is under 2 pi): wrapped without a modulo
+    b0[b0 < 0] += BINS
+    b1 = b0 + 1
+    b1[b1 == BINS] = 0
     nc = PATCH // CELL
     cid = _cell_ids()[None] + (np.arange(n) * (nc * nc * BINS))[:, None, None]
     cid = cid.reshape(-1, PATCH)
@@ -264,7 +266,8 @@ def describe(P: np.ndarray, geo: np.ndarray) -> np.ndarray:
     hist = hist.reshape(n, nc, nc, BINS).astype(np.float32)
     # local contrast normalisation: each cell by the gradient energy of its 3x3 neighbourhood
     e = hist.sum(axis=3)
-    ep = np.pad(e, ((0, 0), (1, 1), (1, 1)))
+    ep = np.zeros((n, nc + 2, nc + 2), e.dtype)  # (np.pad's zeros, without its overhead)
+    ep[:, 1:-1, 1:-1] = e
     nb = sum(ep[:, i:i + nc, j:j + nc] for i in range(3) for j in range(3))
     tot = e.sum(axis=(1, 2)) / (nc * nc)
     hog = np.sqrt(hist / (nb[..., None] / 9.0 + 0.1 * tot[:, None, None, None] + 1.0))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.dice import _percentile
-from vision.pips import LAYOUTS, _plateaus, _touching, blur_u8, brightest, darkest, fit_layout
+from vision.pips import LAYOUTS, _groups8, _plateaus, _touching, blur_u8, brightest, darkest, fit_layout
 
 
 def test_channel_extremes_are_numpy_min_and_max() -> None:
@@ -70,6 +70,28 @@ def test_touching_is_every_pair_compared() -> None:
             roots = nxt
         first, group = np.unique(roots, return_inverse=True)
         mine = _touching(xs.tolist(), ys.tolist(), box.tolist())
+        assert np.array_equal(mine[0], first) and np.array_equal(mine[1], group)
+
+
+def test_groups8_is_touching() -> None:
+    """_groups8 (spots_at_many's grouping of the stacked boxes' candidate pixels, on arrays) gives
+    _touching's groups: boxes stacked with empty rows between them, no pixel in the first or last
+    column, pixels in raster order."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        width, top, xs, ys, box = int(rng.integers(4, 40)), 0, [], [], []
+        for b in range(int(rng.integers(1, 5))):
+            h = int(rng.integers(1, 12))
+            m = rng.random((h, width - 2)) < rng.uniform(0.05, 0.7)
+            y, x = np.nonzero(m)  # raster order
+            xs += (x + 1).tolist()
+            ys += (y + top).tolist()
+            box += [b] * len(x)
+            top += h + int(rng.integers(1, 4))
+        if not xs:
+            continue
+        mine = _groups8(np.array(xs, np.int64), np.array(ys, np.int64), width)
+        first, group = _touching(xs, ys, box)
         assert np.array_equal(mine[0], first) and np.array_equal(mine[1], group)
 
 
