@@ -21,7 +21,8 @@
    doubt, its pips measured at full resolution), or a die vision.tilt scores
    as cocked, is `cocked`; pips that make no face are `unreadable`, unless they are light
    pips on a flat die's grid whose nine places, measured in the frame, show which face it is (a
-   glossy black die's faint white pips: `_completed`). With a die short, a faint light spot
+   glossy black die's faint white pips: `_completed`; with a die short, also light pips too faint to
+   count as loose). With a die short, a faint light spot
    refused only as a little squashed may be a one in the middle of a plain square top
    (`_faint_one`).
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
