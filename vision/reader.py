@@ -21,7 +21,8 @@
    doubt, its pips measured at full resolution), or a die vision.tilt scores
    as cocked, is `cocked`; pips that make no face are `unreadable`, unless they are light
    pips on a flat die's grid whose nine places, measured in the frame, show which face it is (a
-   glossy black die's faint white pips: `_completed`). With a die short, a faint light spot
+   glossy black die's faint white pips: `_completed`; with a die short, also light pips too faint to
+   count as loose). With a die short, a faint light spot
    refused only as a little squashed may be a one in the middle of a plain square top
    (`_faint_one`).
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
@@ -517,6 +518,25 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 inferred.add(len(kept))
                 kept.append(f)
         clusters = rest
+    if a_px and cal.n_dice is not None and len(kept) + len(clusters) < cal.n_dice:
+        # a die short: its light pips may all be too faint to count as loose (under half the faces'
+        # contrast: a glossy black die's white pips on its grey-shining top); read from their grid
+        # (_completed) they may still make a face
+        quiet: list[list[Pip]] = []
+        for q in (det.pips[i] for i in det.leftover):
+            if q.dark or any(math.hypot(q.x - f.cx, q.y - f.cy) < 3.2 * a for f in kept) or any(
+                    math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for c in clusters for p in c):
+                continue
+            for c in quiet:
+                if any(math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for p in c):
+                    c.append(q)
+                    break
+            else:
+                quiet.append([q])
+        for c in quiet:
+            if len(c) >= 2 and (f := _completed(c, det, k, a, frame, gray, body, a_px)) is not None:
+                inferred.add(len(kept))
+                kept.append(f)
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
     # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
     tilt = cocked_scores(gray, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
