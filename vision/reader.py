@@ -537,6 +537,26 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             if len(c) >= 2 and (f := _completed(c, det, k, a, frame, gray, body, a_px)) is not None:
                 inferred.add(len(kept))
                 kept.append(f)
+    if a_px and body is not None and cal.n_dice is not None and len(kept) + len(clusters) < cal.n_dice \
+            and cal.pip_kinds != "dark":
+        # still a die short: a glossy black die whose white pips on its bright-shining top found no
+        # plain ring (a six's columns) or stood under the box's threshold. Look again for light
+        # spots, with no ring asked, where nothing was read, and read them from their grid
+        # (_completed) or as a faint one (_faint_one): an inferred face, tilt-gated as the others
+        for c in _unread_spots(frame, det, k, a, rois, changed, kept, clusters):
+            f = _completed(c, det, k, a, frame, gray, body, a_px) if len(c) >= 2 else None
+            if f is None and len(c) <= 3:
+                # one spot of them a faint one (the others a bevel's glints beside it): only when
+                # exactly one reads so
+                ones = [(q, g) for q in c if (g := _faint_one(q, det, kept, k, a, frame, gray, body, a_px)) is not None]
+                if len(ones) == 1:
+                    f = ones[0][1]
+                    det = replace(det, pips=det.pips + (ones[0][0],))
+            if f is not None:
+                inferred.add(len(kept))
+                kept.append(f)
+                if len(kept) + len(clusters) >= cal.n_dice:
+                    break
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
     # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
     tilt = cocked_scores(gray, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
@@ -678,6 +698,58 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
     if not _face_ok(f, k, frame, gray, body, k * a_px):
         return None
     return f
+
+
+#: _unread_spots: the least light-spot response of the second search (T_SPOT for detect's)
+T_UNREAD = 20.0
+
+
+def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: list | None,
+                  changed: np.ndarray | None, kept: list[Face], clusters: list[list[Pip]]) -> list[list[Pip]]:
+    """Light spots (working coordinates) that detect's search did not find or no face took, found
+    again with no plain ring asked and from T_UNREAD up, in the search boxes and where the frame
+    differs from the empty tray, away from every kept face (3.2 corner offsets) and loose pip (3.0),
+    grouped as loose pips are (3.0 corner offsets). Round spots of a pip's size only, as detect's."""
+    if frame.ndim != 3:
+        return []
+    H, W = frame.shape[:2]
+    found: list[Pip] = []
+    for x0, y0, x1, y1 in (rois if rois is not None else [(0, 0, W, H)]):
+        X0, Y0 = int(x0 * k), int(y0 * k)
+        X1, Y1 = int(math.ceil(x1 * k)), int(math.ceil(y1 * k))
+        if X1 - X0 < 8 or Y1 - Y0 < 8:
+            continue
+        crop = frame[int(Y0 / k):min(H, int(math.ceil(Y1 / k))), int(X0 / k):min(W, int(math.ceil(X1 / k)))]
+        work = cv2.resize(crop, (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+        _, l = spots_response(None, whiteness(work), a)
+        where = None
+        if changed is not None:
+            ch, cw = changed.shape
+            sx, sy = cw / (W * k), ch / (H * k)
+            sub = changed[int(Y0 * sy):max(int(Y0 * sy) + 1, int(math.ceil(Y1 * sy))),
+                          int(X0 * sx):max(int(X0 * sx) + 1, int(math.ceil(X1 * sx)))]
+            where = cv2.resize(sub.astype(np.uint8), (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_NEAREST) > 0
+        for q in spots_at(l, False, 0.38 * a, T_UNREAD, where):
+            q = replace(q, x=q.x + X0, y=q.y + Y0)
+            if q.elong < 0.5 or q.round < 0.6 or q.r < 0.12 * a or q.r >= BIG_PIP * a:
+                continue
+            if any(math.hypot(q.x - f.cx, q.y - f.cy) < 3.2 * a for f in kept) or any(
+                    math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for c in clusters for p in c):
+                continue
+            if any(math.hypot(q.x - p.x, q.y - p.y) < 0.5 * a for p in found):
+                continue
+            found.append(q)
+    groups: list[list[Pip]] = []
+    for q in found:
+        near = [c for c in groups if any(math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for p in c)]
+        for c in near[1:]:
+            near[0].extend(c)
+            groups.remove(c)
+        if near:
+            near[0].append(q)
+        else:
+            groups.append([q])
+    return groups
 
 
 #: _faint_one: each of the eight other places of the 3x3 grid around a faint one-pip shows at most
