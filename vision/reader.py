@@ -544,13 +544,16 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         # spots, with no ring asked, where nothing was read, and read them from their grid
         # (_completed) or as a faint one (_faint_one): an inferred face, tilt-gated as the others
         for c in _unread_spots(frame, det, k, a, rois, changed, kept, clusters):
-            f = _completed(c, det, k, a, frame, gray, body, a_px) if len(c) >= 2 else None
+            f = _completed(c, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED) if len(c) >= 2 else None
             if f is None and len(c) <= 3:
                 # one spot of them a faint one (the others a bevel's glints beside it): only when
-                # exactly one reads so
-                ones = [(q, g) for q in c if (g := _faint_one(q, det, kept, k, a, frame, gray, body, a_px)) is not None]
+                # exactly one reads so. (A spot detect found too, that a face dropped for a stronger
+                # one took, is itself no other spot near it)
+                ones = [(q, g) for q in c if (g := _faint_one(q, replace(det, pips=tuple(
+                    p for p in det.pips if math.hypot(p.x - q.x, p.y - q.y) >= 0.5 * a)),
+                    kept, k, a, frame, gray, body, a_px)) is not None]
                 if len(ones) == 1:
-                    f = ones[0][1]
+                    f = replace(ones[0][1], pips=(len(det.pips),))
                     det = replace(det, pips=det.pips + (ones[0][0],))
             if f is not None:
                 inferred.add(len(kept))
@@ -612,7 +615,7 @@ _PATTERNS = {n: {frozenset((round(x * cq - y * sq), round(x * sq + y * cq)) for 
 
 
 def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarray, gray: np.ndarray,
-               body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+               body: tuple[np.ndarray, float] | None, a_px: float, spotted: float = COMPLETE_PIP) -> Face | None:
     """The face of light pips `c` (working coordinates: a die's pips that made no face, the others
     missed: a glossy black die's white pips that barely stand out of its grey-shining top), read from
     its grid: every way the pips sit on a 3x3 grid of a flat die's size (corner offset 0.9-1.12 of
@@ -620,7 +623,9 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
     tone (the four places between the grid's middle and its corners) and the found pips' (the
     median): a pip from COMPLETE_PIP of that step, a hole under COMPLETE_HOLE. The places must make
     a face's layout, the same face for every way that reads; then a face's checks (_face_ok). None
-    otherwise: the die stays unreadable."""
+    otherwise: the die stays unreadable. `spotted`: a place that holds one of the pips `c` is a pip
+    from this share of the step (_unread_spots' spots: a pip's 3x3 median a pixel off a small
+    pip's middle, or on a top shining brighter to one side, stands 0.35-0.45 of the way)."""
     if len(c) < 2 or len(c) > 6 or frame.ndim != 3:
         return None
     pts = [complex(q.x, q.y) for q in c]
@@ -660,6 +665,8 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
                 if span < 20:
                     return None
                 rel = (tones[:9] - face_t) / span
+                if spotted < COMPLETE_PIP:
+                    rel = np.where([(u, v) in places and r >= spotted for (u, v), r in zip(_GRID, rel)], COMPLETE_PIP, rel)
                 if np.any((rel > COMPLETE_HOLE) & (rel < COMPLETE_PIP)) or np.any(rel < -0.5):
                     # a place neither pip nor face, or off the shining top (its bevel, the felt): no
                     # read this way
@@ -702,6 +709,9 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
 
 #: _unread_spots: the least light-spot response of the second search (T_SPOT for detect's)
 T_UNREAD = 20.0
+#: ... and a grid place holding one of its spots is a pip from this share of _completed's step (over
+#: COMPLETE_HOLE: a place is still either a pip or a hole)
+UNREAD_SPOTTED = 0.3
 
 
 def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: list | None,
