@@ -32,6 +32,7 @@ A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 import time
@@ -545,6 +546,14 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         # (_completed) or as a faint one (_faint_one): an inferred face, tilt-gated as the others
         for c in _unread_spots(frame, det, k, a, rois, changed, kept, clusters):
             f = _completed(c, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED) if len(c) >= 2 else None
+            if f is None and 3 <= len(c) <= 5:
+                # a bevel's glints found beside the pips: some of the spots may read as a face. Every
+                # subset that reads must read the same face (value and middle), or no guess
+                reads = [g for m in range(len(c) - 1, 1, -1) for sub in itertools.combinations(c, m)
+                         if (g := _completed(list(sub), det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)) is not None]
+                if reads and all(g.value == reads[0].value and math.hypot(g.cx - reads[0].cx, g.cy - reads[0].cy) < 0.3 * a
+                                 for g in reads):
+                    f = reads[0]
             if f is None and len(c) <= 3:
                 # one spot of them a faint one (the others a bevel's glints beside it): only when
                 # exactly one reads so. (A spot detect found too, that a face dropped for a stronger
