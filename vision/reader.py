@@ -24,7 +24,9 @@
    glossy black die's faint white pips: `_completed`; with a die short, also light pips too faint to
    count as loose). With a die short, a faint light spot
    refused only as a little squashed may be a one in the middle of a plain square top
-   (`_faint_one`).
+   (`_faint_one`). Still a die short, light spots are looked for again with no plain ring asked
+   where nothing was read (`_unread_spots`: a six's or five's pips on a bright-shining top) and
+   read from their grid or as a faint one, inferred faces like the others.
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
