@@ -95,6 +95,15 @@ def test_a_die_short_looks_again_for_light_spots_detect_did_not_find(seed: int, 
     assert r.values == t.values and face in r.values
 
 
+@pytest.mark.slow
+def test_a_die_short_reads_a_two_among_a_bevels_glints() -> None:
+    """Own seed 20,000,044, every die black: the second look finds a two's two pips and two glints
+    on its bevel (four spots making no face); the subsets that read all read that two."""
+    r, t = _bench_like(20000044, (1280, 960), 6, style="black")
+    assert r.verdict == "ok", f"{r.reasons} {[(d.value, d.status, d.why) for d in r.dice]}"
+    assert r.values == t.values
+
+
 def _drawn_top(w: float, h: float, yaw: float, pip_at=(0.0, 0.0), a: float = 12.0) -> np.ndarray:
     """A grey frame: a dark rectangle (w x h corner offsets, the flat top of a black die) at `yaw`
     on slightly lighter felt, with a white pip at `pip_at` (corner offsets from its middle)."""
