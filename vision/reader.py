@@ -24,7 +24,9 @@
    glossy black die's faint white pips: `_completed`; with a die short, also light pips too faint to
    count as loose). With a die short, a faint light spot
    refused only as a little squashed may be a one in the middle of a plain square top
-   (`_faint_one`).
+   (`_faint_one`). Still a die short, light spots are looked for again with no plain ring asked
+   where nothing was read (`_unread_spots`: a six's or five's pips on a bright-shining top) and
+   read from their grid or as a faint one, inferred faces like the others.
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
@@ -32,6 +34,7 @@ A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 import time
@@ -537,6 +540,37 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             if len(c) >= 2 and (f := _completed(c, det, k, a, frame, gray, body, a_px)) is not None:
                 inferred.add(len(kept))
                 kept.append(f)
+    if a_px and body is not None and cal.n_dice is not None and len(kept) + len(clusters) < cal.n_dice \
+            and cal.pip_kinds != "dark":
+        # still a die short: a glossy black die whose white pips on its bright-shining top found no
+        # plain ring (a six's columns) or stood under the box's threshold. Look again for light
+        # spots, with no ring asked, where nothing was read, and read them from their grid
+        # (_completed) or as a faint one (_faint_one): an inferred face, tilt-gated as the others
+        for c in _unread_spots(frame, det, k, a, rois, changed, kept, clusters):
+            f = _completed(c, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED) if len(c) >= 2 else None
+            if f is None and 3 <= len(c) <= 5:
+                # a bevel's glints found beside the pips: some of the spots may read as a face. Every
+                # subset that reads must read the same face (value and middle), or no guess
+                reads = [g for m in range(len(c) - 1, 1, -1) for sub in itertools.combinations(c, m)
+                         if (g := _completed(list(sub), det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)) is not None]
+                if reads and all(g.value == reads[0].value and math.hypot(g.cx - reads[0].cx, g.cy - reads[0].cy) < 0.3 * a
+                                 for g in reads):
+                    f = reads[0]
+            if f is None and len(c) <= 3:
+                # one spot of them a faint one (the others a bevel's glints beside it): only when
+                # exactly one reads so. (A spot detect found too, that a face dropped for a stronger
+                # one took, is itself no other spot near it)
+                ones = [(q, g) for q in c if (g := _faint_one(q, replace(det, pips=tuple(
+                    p for p in det.pips if math.hypot(p.x - q.x, p.y - q.y) >= 0.5 * a)),
+                    kept, k, a, frame, gray, body, a_px)) is not None]
+                if len(ones) == 1:
+                    f = replace(ones[0][1], pips=(len(det.pips),))
+                    det = replace(det, pips=det.pips + (ones[0][0],))
+            if f is not None:
+                inferred.add(len(kept))
+                kept.append(f)
+                if len(kept) + len(clusters) >= cal.n_dice:
+                    break
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
     # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
     tilt = cocked_scores(gray, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
@@ -592,7 +626,7 @@ _PATTERNS = {n: {frozenset((round(x * cq - y * sq), round(x * sq + y * cq)) for 
 
 
 def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarray, gray: np.ndarray,
-               body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+               body: tuple[np.ndarray, float] | None, a_px: float, spotted: float = COMPLETE_PIP) -> Face | None:
     """The face of light pips `c` (working coordinates: a die's pips that made no face, the others
     missed: a glossy black die's white pips that barely stand out of its grey-shining top), read from
     its grid: every way the pips sit on a 3x3 grid of a flat die's size (corner offset 0.9-1.12 of
@@ -600,7 +634,9 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
     tone (the four places between the grid's middle and its corners) and the found pips' (the
     median): a pip from COMPLETE_PIP of that step, a hole under COMPLETE_HOLE. The places must make
     a face's layout, the same face for every way that reads; then a face's checks (_face_ok). None
-    otherwise: the die stays unreadable."""
+    otherwise: the die stays unreadable. `spotted`: a place that holds one of the pips `c` is a pip
+    from this share of the step (_unread_spots' spots: a pip's 3x3 median a pixel off a small
+    pip's middle, or on a top shining brighter to one side, stands 0.35-0.45 of the way)."""
     if len(c) < 2 or len(c) > 6 or frame.ndim != 3:
         return None
     pts = [complex(q.x, q.y) for q in c]
@@ -640,6 +676,8 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
                 if span < 20:
                     return None
                 rel = (tones[:9] - face_t) / span
+                if spotted < COMPLETE_PIP:
+                    rel = np.where([(u, v) in places and r >= spotted for (u, v), r in zip(_GRID, rel)], COMPLETE_PIP, rel)
                 if np.any((rel > COMPLETE_HOLE) & (rel < COMPLETE_PIP)) or np.any(rel < -0.5):
                     # a place neither pip nor face, or off the shining top (its bevel, the felt): no
                     # read this way
@@ -678,6 +716,61 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
     if not _face_ok(f, k, frame, gray, body, k * a_px):
         return None
     return f
+
+
+#: _unread_spots: the least light-spot response of the second search (T_SPOT for detect's)
+T_UNREAD = 20.0
+#: ... and a grid place holding one of its spots is a pip from this share of _completed's step (over
+#: COMPLETE_HOLE: a place is still either a pip or a hole)
+UNREAD_SPOTTED = 0.3
+
+
+def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: list | None,
+                  changed: np.ndarray | None, kept: list[Face], clusters: list[list[Pip]]) -> list[list[Pip]]:
+    """Light spots (working coordinates) that detect's search did not find or no face took, found
+    again with no plain ring asked and from T_UNREAD up, in the search boxes and where the frame
+    differs from the empty tray, away from every kept face (3.2 corner offsets) and loose pip (3.0),
+    grouped as loose pips are (3.0 corner offsets). Round spots of a pip's size only, as detect's."""
+    if frame.ndim != 3:
+        return []
+    H, W = frame.shape[:2]
+    found: list[Pip] = []
+    for x0, y0, x1, y1 in (rois if rois is not None else [(0, 0, W, H)]):
+        X0, Y0 = int(x0 * k), int(y0 * k)
+        X1, Y1 = int(math.ceil(x1 * k)), int(math.ceil(y1 * k))
+        if X1 - X0 < 8 or Y1 - Y0 < 8:
+            continue
+        crop = frame[int(Y0 / k):min(H, int(math.ceil(Y1 / k))), int(X0 / k):min(W, int(math.ceil(X1 / k)))]
+        work = cv2.resize(crop, (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+        _, l = spots_response(None, whiteness(work), a)
+        where = None
+        if changed is not None:
+            ch, cw = changed.shape
+            sx, sy = cw / (W * k), ch / (H * k)
+            sub = changed[int(Y0 * sy):max(int(Y0 * sy) + 1, int(math.ceil(Y1 * sy))),
+                          int(X0 * sx):max(int(X0 * sx) + 1, int(math.ceil(X1 * sx)))]
+            where = cv2.resize(sub.astype(np.uint8), (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_NEAREST) > 0
+        for q in spots_at(l, False, 0.38 * a, T_UNREAD, where):
+            q = replace(q, x=q.x + X0, y=q.y + Y0)
+            if q.elong < 0.5 or q.round < 0.6 or q.r < 0.12 * a or q.r >= BIG_PIP * a:
+                continue
+            if any(math.hypot(q.x - f.cx, q.y - f.cy) < 3.2 * a for f in kept) or any(
+                    math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for c in clusters for p in c):
+                continue
+            if any(math.hypot(q.x - p.x, q.y - p.y) < 0.5 * a for p in found):
+                continue
+            found.append(q)
+    groups: list[list[Pip]] = []
+    for q in found:
+        near = [c for c in groups if any(math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for p in c)]
+        for c in near[1:]:
+            near[0].extend(c)
+            groups.remove(c)
+        if near:
+            near[0].append(q)
+        else:
+            groups.append([q])
+    return groups
 
 
 #: _faint_one: each of the eight other places of the 3x3 grid around a faint one-pip shows at most
