@@ -11,9 +11,7 @@ hexagonal trays, in two steps:
    coloured felts, through felt of the same chroma), closed, and its convex hull
    is the rough outline (trays are convex). When that finds no plausible floor,
    or a lower threshold finds one a quarter smaller (the flood ran over a faint
-   wall foot, e.g. grey felt against a grey wall, onto the rim) and the ring
-   the higher one adds is not felt (see below: on a mottled felt a lower
-   threshold stops at the mottling's own edges, not at a wall), lower
+   wall foot, e.g. grey felt against a grey wall, onto the rim), lower
    thresholds are taken. Then higher ones, for a flood held back by noise in
    a dark felt's shadows (1-2 die short): while the floor grows by less than
    30%, each is taken when the ring it gains is felt (the felt's chroma, not
@@ -100,10 +98,7 @@ def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly
             continue
         a0 = cv2.contourArea(np.asarray(cur, np.float32))
         a1 = cv2.contourArea(np.asarray(r, np.float32))
-        # a much smaller floor is a leak only when what the higher threshold adds is not felt: on a mottled felt
-        # a lower threshold stops at the mottling's own edges, half a floor short (own seed 68, 1.0 -> 0.6)
-        # (felt all round: a flood that ran onto a lit grey wall at one corner only is a leak, own seed 40124)
-        if a1 < LEAK_RATIO * a0 and not _felt_like(empty_bgr, r, cur, work_width, all_round=True):
+        if a1 < LEAK_RATIO * a0:
             cur = r
         else:
             break
@@ -127,14 +122,11 @@ def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly
     return cur
 
 
-def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int, all_round: bool = False) -> bool:
+def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bool:
     """Is the ring between two rough outlines felt: UP_FRAC of it within UP_CT x the inner floor's own chroma
     spread of its chroma (more for ring pixels darker than the floor's median, by their brightness ratio up to
     UP_SHADE x), and its median brightness no more than UP_DARK (log) below the floor's darkest 5%?
-    A wall or rim is the rim's colour (a maker picks one the felt can be told from), or far darker in shade.
-    all_round: also LEAK_SECTOR_FRAC of the ring within the tolerance in each of LEAK_SECTORS sectors around the
-    floor's middle that holds LEAK_SECTOR_MIN ring pixels or more (a leak at one corner is a small share of
-    the whole ring)."""
+    A wall or rim is the rim's colour (a maker picks one the felt can be told from), or far darker in shade."""
     h, w = bgr.shape[:2]
     s = work_width / w
     small = cv2.resize(bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
@@ -159,17 +151,7 @@ def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int, all_r
     if mid < UP_SHADE_LUM:
         tol = tol * np.clip(np.exp(mid - lum[ring]), 1.0, UP_SHADE)
     ok = dr < tol
-    felt = bool(ok.mean() > UP_FRAC and np.median(lum[ring]) > np.percentile(lum[core], 5) - UP_DARK)
-    if felt and all_round:
-        ys, xs = np.nonzero(core)
-        ry, rx = np.nonzero(ring)
-        sec = ((np.arctan2(ry - ys.mean(), rx - xs.mean()) + np.pi) * (LEAK_SECTORS / (2 * np.pi))).astype(int)
-        sec %= LEAK_SECTORS
-        n = np.bincount(sec, minlength=LEAK_SECTORS)
-        good = np.bincount(sec, weights=ok.astype(np.float64), minlength=LEAK_SECTORS)
-        big = n >= LEAK_SECTOR_MIN
-        felt = bool(np.all(good[big] >= LEAK_SECTOR_FRAC * n[big]))
-    return felt
+    return bool(ok.mean() > UP_FRAC and np.median(lum[ring]) > np.percentile(lum[core], 5) - UP_DARK)
 
 
 def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6, k_t: float = 1.0) -> Poly:
@@ -231,10 +213,7 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6,
 # refinement (chosen on rendered empty trays from seeds 5,000,000-5,000,399; lengths in outline samples, 2 px apart)
 PASSES = 2  # refinement passes (the second starts from the first's outline: better normals, deeper corners)
 LEAK_KS = (1.0, 0.6, 0.4)  # rough outline's edge threshold factors, tried in turn
-LEAK_RATIO = 0.75  # a lower threshold's floor this much smaller: the higher one leaked (unless what it adds is felt
-LEAK_SECTORS = 12  # all round: in each of LEAK_SECTORS sectors holding LEAK_SECTOR_MIN ring pixels (at 320 px wide),
-LEAK_SECTOR_MIN = 100  # LEAK_SECTOR_FRAC of them felt's chroma; the rings of dev frames whose higher flood
-LEAK_SECTOR_FRAC = 0.6  # reached the wall's foot: >= 0.68 in every such sector; ran onto a lit wall: 0.28, 0.45)
+LEAK_RATIO = 0.75  # a lower threshold's floor this much smaller: the higher one leaked
 UP_KS = (1.5, 2.0, 3.0)  # then higher threshold factors, each tried (see _felt_like)
 UP_RATIO = 1.3  # ... each taken only while the floor grows less than this
 UP_CT = 2.0
