@@ -496,14 +496,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 break
     # pips no face explains and no side face explains: a die that cannot be read
     loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in kept)]
-    clusters: list[list[Pip]] = []
-    for p in loose:
-        for c in clusters:
-            if any(math.hypot(p.x - q.x, p.y - q.y) < 3.0 * a for q in c):
-                c.append(p)
-                break
-        else:
-            clusters.append([p])
+    clusters = _cluster(loose, a)
     if clusters and a_px:
         # light pips of a die that make no face: a glossy black die whose other pips are too faint
         # to be found; its grid's nine places may still show which face it is (_completed)
@@ -525,17 +518,9 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         # a die short: its light pips may all be too faint to count as loose (under half the faces'
         # contrast: a glossy black die's white pips on its grey-shining top); read from their grid
         # (_completed) they may still make a face
-        quiet: list[list[Pip]] = []
-        for q in (det.pips[i] for i in det.leftover):
-            if q.dark or any(math.hypot(q.x - f.cx, q.y - f.cy) < 3.2 * a for f in kept) or any(
-                    math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for c in clusters for p in c):
-                continue
-            for c in quiet:
-                if any(math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for p in c):
-                    c.append(q)
-                    break
-            else:
-                quiet.append([q])
+        quiet = _cluster([q for q in (det.pips[i] for i in det.leftover) if not (
+            q.dark or any(math.hypot(q.x - f.cx, q.y - f.cy) < 3.2 * a for f in kept)
+            or any(math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for c in clusters for p in c))], a)
         for c in quiet:
             if len(c) >= 2 and (f := _completed(c, det, k, a, frame, gray, body, a_px)) is not None:
                 inferred.add(len(kept))
@@ -611,6 +596,20 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         y = float(np.mean([q.y for q in c])) / k
         dice.append(DieReading(None, (x, y), "off_tray" if _off_tray(cal, x, y, die) else "unreadable", "loose pips"))
     return dice, ()
+
+
+def _cluster(pips: list[Pip], a: float) -> list[list[Pip]]:
+    """Pips grouped as one die's: each joins the first group holding a pip within 3 corner offsets
+    `a` of it, or starts a group."""
+    groups: list[list[Pip]] = []
+    for p in pips:
+        for c in groups:
+            if any(math.hypot(p.x - q.x, p.y - q.y) < 3.0 * a for q in c):
+                c.append(p)
+                break
+        else:
+            groups.append([p])
+    return groups
 
 
 #: _completed: a place of the grid holds a pip when it stands out from the face's tone by at least
