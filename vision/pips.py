@@ -383,69 +383,6 @@ def _window(h: int) -> tuple[np.ndarray, np.ndarray]:
     return _WINDOWS[h]
 
 
-def _plateaus(mask: np.ndarray) -> np.ndarray:
-    """Centroids (x, y) of the 8-connected pixel groups of a sparse bool (or 0/nonzero uint8) mask, in
-    the raster order of each group's first pixel: what cv2.connectedComponentsWithStats gives (in its
-    own order). The mask of local maxima has a few dozen pixels: grouping them beats labelling the image."""
-    pts = cv2.findNonZero(mask.view(np.uint8))  # (x, y) in raster order
-    if pts is None:
-        return np.zeros((0, 2))
-    pts = pts.reshape(-1, 2).astype(np.int64)
-    xs, ys = pts[:, 0], pts[:, 1]
-    n = len(xs)
-    if n > 48:  # broad plateaus (a smooth wide response): label the box around them instead
-        y0, x0 = int(ys.min()), int(xs.min())
-        box = (mask[y0:int(ys.max()) + 1, x0:int(xs.max()) + 1] != 0).astype(np.uint8)
-        # (BBDT: the labels and centroids of the default, Spaghetti, in half the time on this OpenCV)
-        _, lab, _, cents = cv2.connectedComponentsWithStatsWithAlgorithm(box, 8, cv2.CV_32S, cv2.CCL_GRANA)
-        _, first = np.unique(lab[ys - y0, xs - x0], return_index=True)  # each label's first pixel
-        order = np.argsort(first, kind="stable") + 1  # labels by the raster order of their first pixel
-        return cents[order] + (x0, y0)
-    # each pixel takes the least index among its neighbours until nothing changes: then every
-    # group's pixels hold its first pixel's index
-    near = (np.abs(xs[:, None] - xs[None, :]) <= 1) & (np.abs(ys[:, None] - ys[None, :]) <= 1)
-    roots = np.arange(n)
-    if np.count_nonzero(near) > n:  # some pixels touch
-        while True:
-            nxt = np.where(near, roots[None, :], n).min(axis=1)
-            if np.array_equal(nxt, roots):
-                break
-            roots = nxt
-    first, group = np.unique(roots, return_inverse=True)  # roots ascend with raster order
-    count = np.bincount(group)
-    return np.stack([np.bincount(group, xs) / count, np.bincount(group, ys) / count], axis=1)
-
-
-def _touching(xs: list[int], ys: list[int], box: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Groups of 8-connected pixels (x, y) of the same box, the pixels given box by box in raster
-    order: (each group's first pixel, each pixel's group), groups in the order of their first
-    pixels (np.unique of the least pixel index in each pixel's group, as spots_at_many's plateaus
-    were). A union-find over the pixels met already (left, and the three above), all the same
-    groups as comparing every pair of pixels: a tenth of the time for a hundred pixels."""
-    n = len(xs)
-    parent = list(range(n))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = i = parent[parent[i]]
-        return i
-
-    seen: dict[tuple[int, int, int], int] = {}
-    for i in range(n):
-        x, y, b = xs[i], ys[i], box[i]
-        for key in ((b, x - 1, y), (b, x - 1, y - 1), (b, x, y - 1), (b, x + 1, y - 1)):
-            j = seen.get(key)
-            if j is not None:
-                ri, rj = root(i), root(j)
-                if ri != rj:  # the later root joins the earlier: a group's root is its first pixel
-                    parent[max(ri, rj)] = min(ri, rj)
-        seen[b, x, y] = i
-    roots = [root(i) for i in range(n)]
-    first = sorted(set(roots))
-    rank = {r: k for k, r in enumerate(first)}
-    return np.array(first, np.int64), np.array([rank[r] for r in roots], np.int64)
-
-
 EVEN_SHARE = 0.6  # spots_at's t_even applies from this share of the threshold it lowers
 EVEN_STEP = 35.0  # ... to a spot this much brighter (darker) than its wholly even ring
 EVEN_ELONG = 0.8  # ... and is round (its outline's minor over major axis), as a one_sided spot must be
@@ -485,7 +422,7 @@ def spots_at(resp: np.ndarray, dark: bool, r: float, t_low: float = 14.0,
 
 
 def _groups8(xs: np.ndarray, ys: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """_touching's answer for pixels (x, y) of one image `width` wide given in raster order, none in
+    """The earlier union-find grouping's (tests: _touching) answer for pixels (x, y) of one image `width` wide given in raster order, none in
     its first or last column: (each 8-connected group's first pixel, each pixel's group), groups in
     the order of their first pixels. Each pixel is linked to its neighbours met before it (left,
     and the three above) found by a search in the sorted pixel indices; every pixel then takes the
