@@ -868,3 +868,58 @@ def test_calibration_keeps_the_empty_tray_its_png_decodes_to(scenes) -> None:
             for _ in range(2):  # (the second time from the kept blur)
                 got, want = _body_map(frame, c), body_map(frame, c.empty_image())
                 assert np.array_equal(got[0], want[0]) and got[1] == want[1]
+
+
+def _describe_hog_bins(P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """tilt.describe's orientation bins as it first made them (boolean-indexed wrap, cell ids per
+    call): (b0, b1, cid), the reference the masked wrap and the cached cell ids must give."""
+    from vision.tilt import BINS, CELL, PATCH
+
+    n = len(P)
+    gx = np.zeros_like(P)
+    gy = np.zeros_like(P)
+    np.subtract(P[:, :, 2:], P[:, :, :-2], out=gx[:, :, 1:-1])
+    np.subtract(P[:, 2:, :], P[:, :-2, :], out=gy[:, 1:-1, :])
+    _, ang = cv2.cartToPolar(gx.reshape(-1, PATCH), gy.reshape(-1, PATCH))
+    fb = ang * np.float32(BINS / (2 * np.pi)) - np.float32(0.5)
+    b0 = np.floor(fb).astype(np.int64)
+    b0[b0 < 0] += BINS
+    b1 = b0 + 1
+    b1[b1 == BINS] = 0
+    nc = PATCH // CELL
+    c = np.arange(PATCH) // CELL
+    cid = ((c[:, None] * nc + c[None, :]) * BINS)[None] + (np.arange(n) * (nc * nc * BINS))[:, None, None]
+    return b0, b1, cid.reshape(-1, PATCH)
+
+
+def test_describe_bins_are_the_boolean_indexed_wrap() -> None:
+    """tilt.describe wraps its orientation bins by a mask and keeps each patch count's cell ids:
+    the same bins and cells (so the same features) as the boolean-indexed wrap; patches with flat
+    parts (angle 0: bin -1 wrapped) and whole grey levels (gradients on the bins' edges)."""
+    from vision import tilt
+
+    rng = np.random.default_rng(7)
+    for t in range(60):
+        n = int(rng.integers(1, 10))
+        P = rng.uniform(0, 255, (n, tilt.PATCH, tilt.PATCH)).astype(np.float32)
+        if t % 3 == 0:
+            P = np.round(P)
+        if t % 4 == 0:
+            P[:, :, : tilt.PATCH // 2] = 100.0
+        b0, b1, cid = _describe_hog_bins(P)
+        assert np.array_equal(tilt._cell_ids(n), cid)
+        seen: dict = {}
+        real = np.bincount
+
+        def spy(idx, weights, size):
+            seen.setdefault("idx", []).append(idx.copy())
+            return real(idx, weights, size)
+
+        geo = rng.uniform(-1, 3, (n, 4)).astype(np.float32)
+        try:
+            tilt.np.bincount = spy  # (tilt's np is numpy itself: restored below)
+            tilt.describe(P, geo)
+        finally:
+            tilt.np.bincount = real
+        assert np.array_equal(seen["idx"][0], (cid + b0).ravel())
+        assert np.array_equal(seen["idx"][1], (cid + b1).ravel())
