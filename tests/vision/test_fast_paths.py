@@ -923,3 +923,40 @@ def test_describe_bins_are_the_boolean_indexed_wrap() -> None:
             tilt.np.bincount = real
         assert np.array_equal(seen["idx"][0], (cid + b0).ravel())
         assert np.array_equal(seen["idx"][1], (cid + b1).ravel())
+
+
+def _spots_response_float_copy(gray, white, a):
+    """vision.pips.spots_response as it was: each image copied to float32, then cv2.GaussianBlur."""
+    out = []
+    for img, sign in ((gray, -1.0), (white, 1.0)):
+        if img is None:
+            out.append(None)
+            continue
+        f = img.astype(np.float32)
+        centre, surround = cv2.GaussianBlur(f, (0, 0), 0.2 * a), cv2.GaussianBlur(f, (0, 0), 0.55 * a)
+        d = cv2.subtract(surround, centre) if sign < 0 else cv2.subtract(centre, surround)
+        d = cv2.threshold(d, 0.0, 0.0, cv2.THRESH_TOZERO)[1]
+        out.append(cv2.convertScaleAbs(d, alpha=1.5, beta=-0.5))
+    return out[0], out[1]
+
+
+def test_gauss32_is_the_float_copys_blur_to_the_last_bits(monkeypatch) -> None:
+    """pips.gauss32 blurs a uint8 image straight into float32 sums: within 1e-4 of
+    cv2.GaussianBlur of its float copy (exactly that for a float image), and every spot response
+    the reader makes on own-seed scenes (22,200,004: 8 dice at 1280x960; 22,200,011: 640x480,
+    cocked) is the float copy's, pixel for pixel (the responses are whole grey levels)."""
+    from vision import pips, reader
+
+    rng = np.random.default_rng(5)
+    for sigma in (0.7, 1.6, 4.4, 3.2, 8.8):
+        img = rng.integers(0, 256, (57, 83), dtype=np.uint8)
+        ref = cv2.GaussianBlur(img.astype(np.float32), (0, 0), sigma)
+        assert np.abs(pips.gauss32(img, sigma) - ref).max() < 1e-4
+        f = img.astype(np.float32)
+        assert np.array_equal(pips.gauss32(f, sigma), cv2.GaussianBlur(f, (0, 0), sigma))
+    scenes = [_calibrated_scene(22_200_004, 8, (1280, 960)), _calibrated_scene(22_200_011, 8, (640, 480), "cocked")]
+    calls = _recorded(monkeypatch, reader, "spots_response", scenes)
+    assert len(calls) >= 4
+    for (gray, white, a), _ in calls:
+        for mine, ref in zip(pips.spots_response(gray, white, a), _spots_response_float_copy(gray, white, a)):
+            assert (mine is None and ref is None) or np.array_equal(mine, ref)
