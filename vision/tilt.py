@@ -252,13 +252,15 @@ def describe(P: np.ndarray, geo: np.ndarray) -> np.ndarray:
     fb = (ang % span if not SIGNED else ang) * np.float32(BINS / span) - np.float32(0.5)
     b0 = np.floor(fb)
     w1 = fb - b0
-    b0 = b0.astype(np.int64)  # -1 .. BINS - 1 (ang is under 2 pi): wrapped without a modulo
-    b0[b0 < 0] += BINS
+    b0 = b0.astype(np.int64)  # -1 .. BINS - 1 (ang is under 2 pi)
+    # wrapped by a mask (BINS is a power of two: -1 & (BINS - 1) is BINS - 1), and b1 = b0 + 1 the
+    # same way: what adding BINS to the negative ones and zeroing b1 == BINS gives, without the
+    # boolean indexing's cost
+    np.bitwise_and(b0, BINS - 1, out=b0)
     b1 = b0 + 1
-    b1[b1 == BINS] = 0
+    np.bitwise_and(b1, BINS - 1, out=b1)
     nc = PATCH // CELL
-    cid = _cell_ids()[None] + (np.arange(n) * (nc * nc * BINS))[:, None, None]
-    cid = cid.reshape(-1, PATCH)
+    cid = _cell_ids(n)
     size = n * nc * nc * BINS
     mw = mag * w1
     hist = np.bincount((cid + b0).ravel(), (mag - mw).ravel(), size)
@@ -287,16 +289,23 @@ def describe(P: np.ndarray, geo: np.ndarray) -> np.ndarray:
     return np.concatenate([hog.reshape(n, -1), thumb.reshape(n, -1), vp, hp, geof], axis=1).astype(np.float32)
 
 
-_CELLS: np.ndarray | None = None
+_CELLS: dict[int, np.ndarray] = {}
+assert BINS & (BINS - 1) == 0  # (describe wraps the bins by a mask)
 
 
-def _cell_ids() -> np.ndarray:
-    """(PATCH, PATCH) index of each pixel's cell times BINS."""
-    global _CELLS
-    if _CELLS is None:
+def _cell_ids(n: int) -> np.ndarray:
+    """(n * PATCH, PATCH) index of each pixel's cell times BINS, each patch's cells after the one
+    before's (made once per n)."""
+    cid = _CELLS.get(n)
+    if cid is None:
         c = np.arange(PATCH) // CELL
-        _CELLS = (c[:, None] * (PATCH // CELL) + c[None, :]) * BINS
-    return _CELLS
+        nc = PATCH // CELL
+        one = (c[:, None] * nc + c[None, :]) * BINS
+        cid = (one[None] + (np.arange(n) * (nc * nc * BINS))[:, None, None]).reshape(-1, PATCH)
+        if len(_CELLS) >= 64:
+            _CELLS.clear()
+        _CELLS[n] = cid
+    return cid
 
 
 def _n_features() -> int:

@@ -868,3 +868,95 @@ def test_calibration_keeps_the_empty_tray_its_png_decodes_to(scenes) -> None:
             for _ in range(2):  # (the second time from the kept blur)
                 got, want = _body_map(frame, c), body_map(frame, c.empty_image())
                 assert np.array_equal(got[0], want[0]) and got[1] == want[1]
+
+
+def _describe_hog_bins(P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """tilt.describe's orientation bins as it first made them (boolean-indexed wrap, cell ids per
+    call): (b0, b1, cid), the reference the masked wrap and the cached cell ids must give."""
+    from vision.tilt import BINS, CELL, PATCH
+
+    n = len(P)
+    gx = np.zeros_like(P)
+    gy = np.zeros_like(P)
+    np.subtract(P[:, :, 2:], P[:, :, :-2], out=gx[:, :, 1:-1])
+    np.subtract(P[:, 2:, :], P[:, :-2, :], out=gy[:, 1:-1, :])
+    _, ang = cv2.cartToPolar(gx.reshape(-1, PATCH), gy.reshape(-1, PATCH))
+    fb = ang * np.float32(BINS / (2 * np.pi)) - np.float32(0.5)
+    b0 = np.floor(fb).astype(np.int64)
+    b0[b0 < 0] += BINS
+    b1 = b0 + 1
+    b1[b1 == BINS] = 0
+    nc = PATCH // CELL
+    c = np.arange(PATCH) // CELL
+    cid = ((c[:, None] * nc + c[None, :]) * BINS)[None] + (np.arange(n) * (nc * nc * BINS))[:, None, None]
+    return b0, b1, cid.reshape(-1, PATCH)
+
+
+def test_describe_bins_are_the_boolean_indexed_wrap() -> None:
+    """tilt.describe wraps its orientation bins by a mask and keeps each patch count's cell ids:
+    the same bins and cells (so the same features) as the boolean-indexed wrap; patches with flat
+    parts (angle 0: bin -1 wrapped) and whole grey levels (gradients on the bins' edges)."""
+    from vision import tilt
+
+    rng = np.random.default_rng(7)
+    for t in range(60):
+        n = int(rng.integers(1, 10))
+        P = rng.uniform(0, 255, (n, tilt.PATCH, tilt.PATCH)).astype(np.float32)
+        if t % 3 == 0:
+            P = np.round(P)
+        if t % 4 == 0:
+            P[:, :, : tilt.PATCH // 2] = 100.0
+        b0, b1, cid = _describe_hog_bins(P)
+        assert np.array_equal(tilt._cell_ids(n), cid)
+        seen: dict = {}
+        real = np.bincount
+
+        def spy(idx, weights, size):
+            seen.setdefault("idx", []).append(idx.copy())
+            return real(idx, weights, size)
+
+        geo = rng.uniform(-1, 3, (n, 4)).astype(np.float32)
+        try:
+            tilt.np.bincount = spy  # (tilt's np is numpy itself: restored below)
+            tilt.describe(P, geo)
+        finally:
+            tilt.np.bincount = real
+        assert np.array_equal(seen["idx"][0], (cid + b0).ravel())
+        assert np.array_equal(seen["idx"][1], (cid + b1).ravel())
+
+
+def _spots_response_float_copy(gray, white, a):
+    """vision.pips.spots_response as it was: each image copied to float32, then cv2.GaussianBlur."""
+    out = []
+    for img, sign in ((gray, -1.0), (white, 1.0)):
+        if img is None:
+            out.append(None)
+            continue
+        f = img.astype(np.float32)
+        centre, surround = cv2.GaussianBlur(f, (0, 0), 0.2 * a), cv2.GaussianBlur(f, (0, 0), 0.55 * a)
+        d = cv2.subtract(surround, centre) if sign < 0 else cv2.subtract(centre, surround)
+        d = cv2.threshold(d, 0.0, 0.0, cv2.THRESH_TOZERO)[1]
+        out.append(cv2.convertScaleAbs(d, alpha=1.5, beta=-0.5))
+    return out[0], out[1]
+
+
+def test_gauss32_is_the_float_copys_blur_to_the_last_bits(monkeypatch) -> None:
+    """pips.gauss32 blurs a uint8 image straight into float32 sums: within 1e-4 of
+    cv2.GaussianBlur of its float copy (exactly that for a float image), and every spot response
+    the reader makes on own-seed scenes (22,200,004: 8 dice at 1280x960; 22,200,011: 640x480,
+    cocked) is the float copy's, pixel for pixel (the responses are whole grey levels)."""
+    from vision import pips, reader
+
+    rng = np.random.default_rng(5)
+    for sigma in (0.7, 1.6, 4.4, 3.2, 8.8):
+        img = rng.integers(0, 256, (57, 83), dtype=np.uint8)
+        ref = cv2.GaussianBlur(img.astype(np.float32), (0, 0), sigma)
+        assert np.abs(pips.gauss32(img, sigma) - ref).max() < 1e-4
+        f = img.astype(np.float32)
+        assert np.array_equal(pips.gauss32(f, sigma), cv2.GaussianBlur(f, (0, 0), sigma))
+    scenes = [_calibrated_scene(22_200_004, 8, (1280, 960)), _calibrated_scene(22_200_011, 8, (640, 480), "cocked")]
+    calls = _recorded(monkeypatch, reader, "spots_response", scenes)
+    assert len(calls) >= 4
+    for (gray, white, a), _ in calls:
+        for mine, ref in zip(pips.spots_response(gray, white, a), _spots_response_float_copy(gray, white, a)):
+            assert (mine is None and ref is None) or np.array_equal(mine, ref)
