@@ -508,6 +508,11 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 more = [q for q in (det.pips[i] for i in det.leftover) if not q.dark and q not in c
                         and any(math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for p in c)]
                 f = _completed(c + more, det, k, a, frame, gray, body, a_px)
+                if f is None:
+                    # a bevel's glint beside the pips (the spot response rises where the shining
+                    # top's corner meets the dark bevel) sits on no pip's place, and its contrast
+                    # alike with the pips' kept group() from taking them: the pips alone may read
+                    f = _completed_sub(c + more, det, k, a, frame, gray, body, a_px)
             if f is None:
                 rest.append(c)
             else:
@@ -533,14 +538,9 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         # (_completed) or as a faint one (_faint_one): an inferred face, tilt-gated as the others
         for c in _unread_spots(frame, det, k, a, rois, changed, kept, clusters):
             f = _completed(c, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED) if len(c) >= 2 else None
-            if f is None and 3 <= len(c) <= 5:
-                # a bevel's glints found beside the pips: some of the spots may read as a face. Every
-                # subset that reads must read the same face (value and middle), or no guess
-                reads = [g for m in range(len(c) - 1, 1, -1) for sub in itertools.combinations(c, m)
-                         if (g := _completed(list(sub), det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)) is not None]
-                if reads and all(g.value == reads[0].value and math.hypot(g.cx - reads[0].cx, g.cy - reads[0].cy) < 0.3 * a
-                                 for g in reads):
-                    f = reads[0]
+            if f is None:
+                # a bevel's glints found beside the pips: some of the spots may read as a face
+                f = _completed_sub(c, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
             if f is None and len(c) <= 3:
                 # one spot of them a faint one (the others a bevel's glints beside it): only when
                 # exactly one reads so. (A spot detect found too, that a face dropped for a stronger
@@ -715,6 +715,21 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
     if not _face_ok(f, k, frame, gray, body, k * a_px):
         return None
     return f
+
+
+def _completed_sub(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarray, gray: np.ndarray,
+                  body: tuple[np.ndarray, float] | None, a_px: float, spotted: float = COMPLETE_PIP) -> Face | None:
+    """A face read (_completed) from some of 3 to 5 light spots `c` that do not read all together
+    (a bevel's glint beside a die's pips): every subset of two or more that reads must read the same
+    face (value and middle), or no guess."""
+    if not 3 <= len(c) <= 5:
+        return None
+    reads = [g for m in range(len(c) - 1, 1, -1) for sub in itertools.combinations(c, m)
+             if (g := _completed(list(sub), det, k, a, frame, gray, body, a_px, spotted)) is not None]
+    if reads and all(g.value == reads[0].value and math.hypot(g.cx - reads[0].cx, g.cy - reads[0].cy) < 0.3 * a
+                     for g in reads):
+        return reads[0]
+    return None
 
 
 #: _unread_spots: the least light-spot response of the second search (T_SPOT for detect's)
