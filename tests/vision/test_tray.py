@@ -175,6 +175,20 @@ def test_keep_zone_found_through_a_broken_outline(gaps: bool) -> None:
     assert abs(min(ys) - 80) < 10 and abs(max(ys) - 400) < 10
 
 
+def test_keep_zone_of_cream_on_a_beige_table() -> None:
+    """A rendered cream keep-zone sheet on a beige wooden table (own seed 22,001,277, 640x480): its
+    outline closes only at the lowest edge threshold (ZONE_EDGE_STEPS' 0.3); the zone found is the
+    sheet."""
+    rng = np.random.default_rng(22_001_277)
+    sc = synthetic.random_scene(rng, 8, (640, 480), "clean")
+    assert sc.keep_zone is not None
+    empty = synthetic.render_empty(sc)
+    zone = tray.find_keep_zone(empty, tray.find_floor(empty))
+    assert zone is not None
+    found, truth = tray.mask(zone, (640, 480)), tray.mask(sc.keep_zone, (640, 480))
+    assert (found & truth).sum() / (found | truth).sum() > 0.8
+
+
 def test_no_keep_zone_in_a_rim_strip() -> None:
     """A wide rim with an edge drawn along it makes a long thin plain strip: not a keep zone."""
     rng = np.random.default_rng(8)
