@@ -28,3 +28,22 @@ def test_calibrated_falls_back_as_the_appliance_does(tmp_path, monkeypatch) -> N
     # no tray in view: no calibration, the frame is read as a plain photo
     grey = np.full_like(empty, 128)
     assert bench._calibrated(grey, ref, 5) == (None, 1, 1)
+
+
+def test_own_set_has_the_bench_layout_on_other_seeds_and_lists_what_it_got_wrong(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(bench, "CACHE", tmp_path / "v1")
+    monkeypatch.setattr(bench, "jobs", lambda: 1)
+    mine, theirs = bench.cases(40, 4_300_000), bench.cases(40)
+    assert [(c.size, c.n_dice, c.condition) for c in mine] == [(c.size, c.n_dice, c.condition) for c in theirs]
+    assert [c.seed for c in mine] == list(range(4_300_000, 4_300_040)) and theirs[0].seed == 1000
+    # the verdict is the reader's: a scene read wrong is listed (a clean one refused here)
+    real = bench._one_scene
+    monkeypatch.setattr(bench, "_one_scene", lambda c: {**real(c), "verdict": "reroll", "reasons": ("cocked",)}
+                        if c.index == 0 else real(c))
+    assert bench.main(["--own", "4300000", "--cases", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("0 seed 4300000 clean 1280x960 5 dice: reroll cocked")
+    assert "clean: 1/2" in out and "cocked: 1/1" in out and any(line.startswith("silent wrong: ") for line in out)
+    # the bench's own seeds are refused: a development set must not be tuned on them
+    assert bench.main(["--own", "1000"]) == 2
+    assert "start at 1000000" in capsys.readouterr().err
