@@ -278,8 +278,13 @@ def main(argv: list[str]) -> int:
     """`python -m vision.bench --render N [--start K] [--step S]`: fill the render cache;
     `python -m vision.bench --own SEED0 [--cases N]`: read a development set (see `own`)."""
     if "--own" in argv:
-        n = int(argv[argv.index("--cases") + 1]) if "--cases" in argv else FULL_SCENES
-        return own(int(argv[argv.index("--own") + 1]), n)
+        try:
+            n = int(argv[argv.index("--cases") + 1]) if "--cases" in argv else FULL_SCENES
+            seed0 = int(argv[argv.index("--own") + 1])
+        except (IndexError, ValueError):
+            print("vision.bench: usage: python -m vision.bench --own SEED0 [--cases N] (whole numbers)", file=sys.stderr)
+            return 2
+        return own(seed0, n)
     n = int(argv[argv.index("--render") + 1]) if "--render" in argv else FULL_SCENES
     start = int(argv[argv.index("--start") + 1]) if "--start" in argv else 0
     step = int(argv[argv.index("--step") + 1]) if "--step" in argv else 1

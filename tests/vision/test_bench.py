@@ -47,3 +47,6 @@ def test_own_set_has_the_bench_layout_on_other_seeds_and_lists_what_it_got_wrong
     # the bench's own seeds are refused: a development set must not be tuned on them
     assert bench.main(["--own", "1000"]) == 2
     assert "start at 1000000" in capsys.readouterr().err
+    # and a missing or malformed number is one line, not a traceback
+    assert bench.main(["--own"]) == 2 and bench.main(["--own", "22000000", "--cases", "x"]) == 2
+    assert capsys.readouterr().err.count("usage:") == 2
