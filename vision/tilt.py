@@ -14,16 +14,22 @@ distance from the nadir allows; a cocked die shows a side face elsewhere (or no 
 belongs), a foreshortened or displaced top face, a larger silhouette. Features: signed
 gradient-orientation histograms per quarter-die cell (HOG-like, locally contrast-normalised), a
 coarse contrast-normalised thumbnail, full-resolution grey profiles through the middle (down and
-across: where the top face ends, how wide a side face shows), and the geometry (distance from the
-nadir in die sides, the angle left to it, whether the yaw came from the pips). Without a yaw (a
-one) the patch's own 4-fold gradient orientation gives it. An average of three one-hidden-layer
-networks of 64 tanh units (numpy, weights in tilt_model.npz next to this file, the first layer's
-as float16, ~360 KB) turns them into a probability. Trained on vision.synthetic renders (with
-extra ones of the hardest kind: a die leaning towards the nadir, whose sliver of side face there
-disappears, and patches centred on the upturned side face of a cocked die) by `python -m vision.train_tilt`, which also measures it on held-out renders
-(`--evaluate`: of 700 scenes' dice, 0 of 3953 flat ones called cocked, 7 of 477 cocked ones
-missed, 1 of 370 upturned side faces of cocked dice (the reader now and then reads one as a flat
-die) scored under THRESHOLD; of its ones, 0 of 620 flat called cocked, 1 of 73 cocked missed).
+across: where the top face ends, how wide a side face shows), the geometry (distance from the
+nadir in die sides, the angle left to it, whether the yaw came from the pips), and the die's
+neighbour map: on the thumbnail's grid, where the other dice the reader found lie in the patch
+(discs around their top faces' centres). A flat die touching another shows that die's edges where
+a cocked die shows its own side face; without the map the model called such flat twos and fours
+cocked (the largest kind of clean scene refused), with it it can tell the two apart. Without a
+yaw (a one) the patch's own 4-fold gradient orientation gives it. An average of three
+one-hidden-layer networks of 64 tanh units (numpy, weights in tilt_model.npz next to this file,
+the first layer's as float16, ~400 KB) turns them into a probability. Trained on vision.synthetic
+renders (with extra ones of the hardest kind: a die leaning towards the nadir, whose sliver of
+side face there disappears, and patches centred on the upturned side face of a cocked die; flat
+dice with another die within 1.4 die sides weigh twice) by `python -m vision.train_tilt`, which
+also measures it on held-out renders (`--evaluate`: of 700 scenes' dice, 1 of 3953 flat ones
+called cocked, 5 of 477 cocked ones missed (the model without the map: 0 and 7), 1 of 370
+upturned side faces of cocked dice (the reader now and then reads one as a flat die) scored under
+THRESHOLD; of its ones, 0 of 620 flat called cocked, 1 of 73 cocked missed; ~0.2 ms a die).
 
 The angle convention is the reader's (vision.pips.Fit.angle): image coordinates, x right, y down,
 radians, the direction of one of the face's edges (only its value modulo 90 degrees matters).
@@ -39,7 +45,7 @@ import cv2
 import numpy as np
 
 MODEL_PATH = Path(__file__).with_name("tilt_model.npz")
-FEATURE_VERSION = 4
+FEATURE_VERSION = 5
 DIE = 20.0  # top face side in patch pixels
 PATCH = 50  # patch side (2.5 die sides)
 CELL = 5  # HOG cell (a quarter die)
@@ -47,37 +53,33 @@ BINS = 8  # signed orientation bins (which side of an edge is brighter tells top
 SIGNED = True
 THUMB = 10  # thumbnail side
 STRIP = 8  # half width of the profiles' strip
+NEAR_R = 0.6  # the other dice marked in a die's neighbour map: discs of this radius (in die sides)
+NEAR_SKIP = 0.3  # another centre this close (in die sides) is the same die, not a neighbour
 
 #: the operating point: a die is cocked when its score is >= THRESHOLD. Chosen by train_tilt on
 #: validation renders (at most 1 flat die in 2000 over it); stored with the model too.
-THRESHOLD = 0.778718
+THRESHOLD = 0.481144
 
 #: faces where the one THRESHOLD serves badly: the score from which the reader calls a die that
-#: read as this face cocked. Cocked dice read as twos (often a steep face whose diagonal pips the
-#: reader took) and fours score low more often than others, and flat ones as these faces score
-#: lower than flat ones, threes or sixes. Chosen on 2,400 scenes read by vision.reader (seeds
-#: 4,000,000 up, half cocked, half clean, the scores of this model): the twos' cut catches 5 more
-#: cocked scenes, the fours' 2, and one more clean scene has a correctly read flat die over its cut
-#: (a five's cut of 0.15, the previous model's, catches nothing more here and calls one flat die
-#: cocked: dropped). On 1,200 fresh scenes (seeds 7,000,000 up) the reader with this model and
-#: these cuts, and with the previous model and its cuts, both read 5 of 600 cocked scenes as ok
-#: and call no correctly read flat die cocked. Fives got a cut of 0.45 back: on the previous
-#: model's own-seed set (600 scenes, seeds 3,000,000 up) this model reads three cocked dice as
-#: flat fives scoring 0.52-0.64; of 331 flat fives in 300 clean scenes of those seeds the highest
-#: scores 0.335; and on the 3,600 scenes above a fives' cut of 0.45 (or 0.30) calls no more clean
-#: scenes cocked and catches nothing more (tilt helper's cuts.py).
-#: Ones got a cut of 0.68 (tilt3 helper): on the reader's ones of own-seed scenes (with this
-#: model: ~5,500 flat ones read by vision.reader in 3,600 + 1,594 scenes of seeds 4,000,000,
-#: 7,000,000, 8,000,000 and 3,000,000 up) no flat one scores 0.68-0.78 (the highest 0.671, 0.644,
-#: 0.571, then 0.42), and cocked dice read as ones score down to 0.14 (0.14, 0.26, 0.48, 0.70,
-#: 0.70, 0.80, ...). On the 1,594 scenes of seeds 3,000,000 up (not used to choose it) it
-#: catches one more cocked scene (a one scored 0.70: silent 6 -> 5 of 400) and calls no more
-#: flat dice cocked; on the other sets it changes nothing. The margin is thin (a flat one at
-#: 0.671; of 1,713 flat ones in train_tilt's validation renders one scores 0.857, already over
-#: THRESHOLD, and one 0.670): ones cannot be told apart by a cut alone (a separate ones' model,
-#: the one-pip's roundness, the face's extents and test-time averaging did not separate them
-#: better on held-out renders).
-BY_VALUE = {1: 0.68, 2: 0.15, 4: 0.30, 5: 0.45}
+#: read as this face cocked. Chosen for this model (the one with the neighbour map) on the reader's
+#: scores of 1,200 own scenes (seeds 25,000,000 up 600 cocked, 25,100,000 up 600 clean; the
+#: previous model's cuts were re-chosen the same way):
+#: - twos 0.15: cocked dice read as twos (often a steep face whose diagonal pips the reader took)
+#:   score low: 8 of the 11 cocked scenes the threshold alone lets through are twos at 0.16-0.42;
+#:   flat twos score 0.05 or less but one (0.41, refused at any cut that catches those; on the
+#:   mirror set one flat two of 900 scores 0.16).
+#: - fives 0.25: one cocked scene more (a five at 0.27); flat fives score 0.06 or less (0.16 on
+#:   the mirror set).
+#: - ones 0.60, above THRESHOLD: a flat one scored 0.55 (the model's flat ones reach higher than
+#:   its other faces, as the previous model's did: its ones' cut was 0.68 above its 0.78); the
+#:   cocked ones read flat here score 0.19 and 0.53, under either.
+#: - fours: no cut (the previous model's 0.30 caught nothing more here and on the mirror set
+#:   refused a flat four at 0.38).
+#: Those 1,200 scenes: this model and these cuts read clean 597/600, cocked caught 598/600; the
+#: previous model and its cuts 597 and 597. On the mirror set (`python -m vision.bench --own
+#: 22000000`, 2,000 scenes) 1088 and 399 of 401, silent 2 (the previous 1087, 397, silent 4); on
+#: 600 fresh ones (24,000,000 up) 325/330 and 120/121, silent 1 (the previous 327, 120, 1).
+BY_VALUE = {1: 0.60, 2: 0.15, 5: 0.25}
 #: a two or a three (its pips on a diagonal, so the reader's anisotropy check cannot see a tilted
 #: face) whose pips sit closer than this share of a flat die's spacing (the reader's `f.a / a`) is
 #: foreshortened: a tilted top face, or often the steep side face of a cocked die read in its place,
@@ -113,16 +115,19 @@ def load_model(path: str | Path) -> dict:
 
 def cocked_scores(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_px: float,
                   nadir: tuple[float, float] | None = None,
-                  angles: Sequence[float | None] | None = None) -> np.ndarray:
+                  angles: Sequence[float | None] | None = None,
+                  others: Sequence[Sequence[tuple[float, float]]] | None = None) -> np.ndarray:
     """One probability (0..1) per die that it is cocked; (0,) for no dice.
 
     frame_bgr: the frame (BGR or grey); centers: each die's top-face centre in frame pixels;
     die_px: a flat die's top-face side in frame pixels (calibration); nadir: the point straight
     below the camera (default: the frame centre); angles: each top face's edge direction in
-    radians (image coordinates; None when unknown, e.g. for a one)."""
+    radians (image coordinates; None when unknown, e.g. for a one); others: per die, the top-face
+    centres of the other dice around it (default: the other dice of `centers`), marked in the
+    die's neighbour map so that a neighbour's edges are not taken for the die's own side face."""
     if len(centers) == 0:
         return np.zeros(0, np.float64)
-    X = features(frame_bgr, centers, die_px, nadir, angles)
+    X = features(frame_bgr, centers, die_px, nadir, angles, others)
     return predict(_load(), X).astype(np.float64)
 
 
@@ -183,15 +188,23 @@ def _yaw_from_patch(g: np.ndarray, cx: float, cy: float, die_px: float) -> float
 
 def patches(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_px: float,
             nadir: tuple[float, float] | None = None,
-            angles: Sequence[float | None] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(n, PATCH, PATCH) float32 grey patches and (n, 4) geometry: distance to the nadir in die
-    sides, cos and sin of the angle left between the nadir direction and patch-down, yaw given."""
+            angles: Sequence[float | None] | None = None,
+            others: Sequence[Sequence[tuple[float, float]]] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(n, PATCH, PATCH) float32 grey patches and (n, 4 + THUMB * THUMB) geometry: distance to the
+    nadir in die sides, cos and sin of the angle left between the nadir direction and patch-down,
+    yaw given; then the die's neighbour map: on the thumbnail's grid, how much of each cell the
+    other dice's top faces (discs of NEAR_R die sides around `others[i]`, by default the other
+    entries of `centers`) cover, in the patch's own turned frame."""
     h, w = frame_bgr.shape[:2]
     if nadir is None:
         nadir = ((w - 1) / 2.0, (h - 1) / 2.0)
     n = len(centers)
     out = np.empty((n, PATCH, PATCH), np.float32)
-    geo = np.empty((n, 4), np.float32)
+    geo = np.zeros((n, 4 + THUMB * THUMB), np.float32)
+    turn = np.zeros(n, np.float64)  # each patch's turn (theta below)
+    if others is None:
+        skip = (NEAR_SKIP * die_px) ** 2
+        others = [[c for c in centers if (c[0] - x) ** 2 + (c[1] - y) ** 2 > skip] for x, y in centers]
     k = die_px / DIE  # frame pixels per patch pixel
     m = max(1, int(round(k)))  # shrink by this whole factor first (area averaging: anti-aliased, fast)
     r = int(math.ceil(0.75 * PATCH * k)) + 2  # crop radius in frame pixels (covers the turned patch)
@@ -204,7 +217,7 @@ def patches(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_p
         xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + side), min(h, y0 + side)
         if xb - xa < 2 or yb - ya < 2:  # (almost) wholly off the frame
             out[i] = 0.0
-            geo[i] = (0.0, 1.0, 0.0, 0.0)
+            geo[i, :4] = (0.0, 1.0, 0.0, 0.0)
             continue
         crop = grey(frame_bgr[ya:yb, xa:xb])
         if xa > x0 or ya > y0 or xb < x0 + side or yb < y0 + side:  # past the frame's edge: replicate
@@ -226,14 +239,47 @@ def patches(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_p
         c, s = math.cos(theta) * z, math.sin(theta) * z
         M = np.array([[c, s, o - c * lx - s * ly], [-s, c, o + s * lx - c * ly]], np.float64)
         out[i] = cv2.warpAffine(crop, M, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        geo[i] = (dist, math.cos(res), math.sin(res), 1.0 if given else 0.0)
+        geo[i, :4] = (dist, math.cos(res), math.sin(res), 1.0 if given else 0.0)
+        turn[i] = theta
+    geo[:, 4:] = _near_maps(centers, others, turn, k)
     return out, geo
+
+
+_GRID = (np.arange(THUMB, dtype=np.float32) + 0.5) * (PATCH / THUMB) - 0.5  # thumbnail cell centres (patch px)
+
+
+def _near_maps(centers: Sequence[tuple[float, float]], others: Sequence[Sequence[tuple[float, float]]],
+               turn: np.ndarray, k: float) -> np.ndarray:
+    """(n, THUMB * THUMB) neighbour maps (row-major) of dice at `centers` whose patches are turned
+    by `turn` at k frame pixels per patch pixel: per thumbnail cell, the largest cover (0..1, with
+    a soft edge one cell wide) by a disc of NEAR_R die sides around any of the die's `others`."""
+    n = len(centers)
+    out = np.zeros((n, THUMB * THUMB), np.float32)
+    owner = np.repeat(np.arange(n), [len(o) for o in others])
+    if len(owner) == 0:
+        return out
+    pts = np.asarray([p for o in others for p in o], np.float64).reshape(-1, 2)
+    d = pts - np.asarray(centers, np.float64).reshape(-1, 2)[owner]
+    c, s = np.cos(turn[owner]) / k, np.sin(turn[owner]) / k
+    o = (PATCH - 1) / 2.0
+    px = (o + c * d[:, 0] + s * d[:, 1]).astype(np.float32)
+    py = (o - s * d[:, 0] + c * d[:, 1]).astype(np.float32)
+    near = (np.abs(px - o) < PATCH) & (np.abs(py - o) < PATCH)  # (others farther away cover no cell)
+    if not near.any():
+        return out
+    owner, px, py = owner[near], px[near], py[near]
+    dist = np.sqrt((_GRID[None, :, None] - py[:, None, None]) ** 2 + (_GRID[None, None, :] - px[:, None, None]) ** 2)
+    cell = PATCH / THUMB
+    cover = np.clip((NEAR_R * DIE + 0.5 * cell - dist) / cell, 0.0, 1.0).reshape(len(owner), -1)
+    np.maximum.at(out, owner, cover)
+    return out
 
 
 def mirror(P: np.ndarray, geo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The same dice seen in a mirror (patch x flipped): physically valid, for training."""
     g = geo.copy()
     g[:, 2] = -g[:, 2]
+    g[:, 4:] = geo[:, 4:].reshape(-1, THUMB, THUMB)[:, :, ::-1].reshape(len(geo), -1)
     return P[:, :, ::-1].copy(), g
 
 
@@ -286,7 +332,7 @@ def describe(P: np.ndarray, geo: np.ndarray) -> np.ndarray:
     hp = (P[:, q - STRIP:q + STRIP, :].mean(axis=1) - m0) / sd[:, None]
     d = geo[:, :1]
     geof = np.concatenate([d, d * geo[:, 1:3], geo[:, 1:4]], axis=1)
-    return np.concatenate([hog.reshape(n, -1), thumb.reshape(n, -1), vp, hp, geof], axis=1).astype(np.float32)
+    return np.concatenate([hog.reshape(n, -1), thumb.reshape(n, -1), vp, hp, geof, geo[:, 4:]], axis=1).astype(np.float32)
 
 
 _CELLS: dict[int, np.ndarray] = {}
@@ -309,11 +355,12 @@ def _cell_ids(n: int) -> np.ndarray:
 
 
 def _n_features() -> int:
-    return (PATCH // CELL) ** 2 * BINS + THUMB * THUMB + 2 * PATCH + 6
+    return (PATCH // CELL) ** 2 * BINS + 2 * THUMB * THUMB + 2 * PATCH + 6
 
 
 def features(frame_bgr: np.ndarray, centers: Sequence[tuple[float, float]], die_px: float,
              nadir: tuple[float, float] | None = None,
-             angles: Sequence[float | None] | None = None) -> np.ndarray:
-    P, geo = patches(frame_bgr, centers, die_px, nadir, angles)
+             angles: Sequence[float | None] | None = None,
+             others: Sequence[Sequence[tuple[float, float]]] | None = None) -> np.ndarray:
+    P, geo = patches(frame_bgr, centers, die_px, nadir, angles, others)
     return describe(P, geo)

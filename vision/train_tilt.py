@@ -3,8 +3,8 @@
     python -m vision.train_tilt --render-only                # fill the render cache (optional)
     python -m vision.train_tilt --out vision/tilt_model.npz  # train: 3200 mixed + 3000 all-cocked + ~2180
                                                              # hard all-cocked scenes, 1200 more for validation
-                                                             # (~45 min of renders, ~20 of training on a busy
-                                                             # 2-core machine)
+                                                             # (~9 min of renders in two processes, ~5 of
+                                                             # training, on an idle 2-core machine)
     python -m vision.train_tilt --evaluate --scenes 700      # held-out figures of the committed model
 
 Scenes come from seeds >= 1_000_000 only (the vision bench uses 1000-2999):
@@ -25,7 +25,11 @@ take its pips for a top face, as it does now and then), centred on that face. Ev
 whose truth status is "ok" (flat) or "cocked" is a sample; its centre is the truth top-face centre
 jittered by 4% of the die (the reader's error), its angle the top face's projected edge direction
 plus 2 degrees of noise (None for a one, as the reader gives, and for 15% of the others), its
-die_px off by 2%; each training patch is also used mirrored. The printed threshold goes into
+die_px off by 2%; each die's neighbour map marks the scene's other dice (their truth top-face
+centres, jittered the same way; for an upturned side face not its own die's top face, within
+NEAR_SIDE, which the reader taking the side face for a die does not find as well), and flat dice
+with another die within NEAR_WEIGHTED die sides weigh --near-weight (2) times as much in the loss
+(the model without the map called such dice cocked); each training patch is also used mirrored. The printed threshold goes into
 tilt.THRESHOLD (it is stored in the model too; a test checks they agree).
 
 Renders are cached under /tmp/yatzycam-tilt/ (frame PNG + meta JSON per seed, SEED.side.json the
@@ -60,6 +64,8 @@ SIZES = ((1280, 960), (640, 480))
 DICE = (5, 6, 8)
 COCKED_SHARE = 0.6
 VAL_SHARE = 0.2
+NEAR_SIDE = 0.9  # an upturned side face's own die's top face lies within this many die sides of it
+NEAR_WEIGHTED = 1.4  # flat dice with another die this close (centre to centre, in die sides) weigh --near-weight
 SIDE_MIN_VIEW = 0.45  # side faces of cocked dice facing the camera at least this much are trained on (side_meta)
 
 
@@ -197,7 +203,7 @@ def samples(seeds_i, rng: np.random.Generator, jitters: int = 1, jitter: float =
     for n, (seed, i) in enumerate(seeds_i):
         img, meta = cached(seed, i)
         die = meta["face_px"]
-        cs, angs, labs, inf = [], [], [], []
+        cs, angs, labs, inf, nb = [], [], [], [], []
         todo = list(meta["dice"])
         if sides is not None and seed in sides and meta["condition"] == "cocked":
             todo += [{"status": "cocked", "side": True, "tilt_dir": 0.0, "style": "", "where": "tray", **f}
@@ -208,6 +214,12 @@ def samples(seeds_i, rng: np.random.Generator, jitters: int = 1, jitter: float =
             for _ in range(jitters):
                 c = np.array(d["center"]) + rng.normal(0.0, jitter * die, 2)
                 cs.append((float(c[0]), float(c[1])))
+                # the other dice as the reader finds them (their top faces, jittered the same way);
+                # for an upturned side face not its own die's top face, which the reader, taking
+                # the side face for a die, does not find as well
+                away = (NEAR_SIDE if d.get("side") else T.NEAR_SKIP) * die
+                nb.append([tuple(np.array(e["center"]) + rng.normal(0.0, jitter * die, 2)) for e in meta["dice"]
+                           if math.dist(e["center"], d["center"]) > away])
                 a = d["angle"] + math.radians(rng.normal(0.0, angle_noise_deg))
                 if d["face"] == 1 or rng.random() < no_angle:
                     a = None
@@ -217,12 +229,13 @@ def samples(seeds_i, rng: np.random.Generator, jitters: int = 1, jitter: float =
                 rel = (d["tilt_dir"] - math.degrees(math.atan2(ny - c[1], nx - c[0])) + 180.0) % 360.0 - 180.0
                 inf.append({"seed": seed, "size": meta["size"][0], "tilt": d["tilt"], "face": d["face"],
                             "style": d["style"], "where": d["where"], "center": c.tolist(),
-                            "side": d.get("side", False),
+                            "side": d.get("side", False), "near": bool(nb[-1]) and min(
+                                math.dist(e, c) for e in nb[-1]) < NEAR_WEIGHTED * die,
                             "hard": d["status"] == "cocked" and not d.get("side") and (abs(rel) < 70.0 or d["tilt"] < 20.0)})
         if not cs:
             continue
         p, g = T.patches(img, cs, die * (1.0 + scale_noise * float(rng.standard_normal())),
-                         tuple(meta["nadir"]), angs)
+                         tuple(meta["nadir"]), angs, nb)
         P.append(p)
         G.append(g)
         y.extend(labs)
@@ -326,6 +339,9 @@ def main(argv=None) -> int:
     ap.add_argument("--ensemble", type=int, default=3, help="networks averaged")
     ap.add_argument("--hard-weight", type=float, default=3.0,
                     help="loss weight of the cocked dice of the hard kinds (leaning towards the nadir or < 20 degrees)")
+    ap.add_argument("--near-weight", type=float, default=2.0,
+                    help="loss weight of the flat dice with another die within NEAR_WEIGHTED die sides (the model's "
+                         "false calls were mostly flat dice touching another)")
     ap.add_argument("--no-sides", dest="sides", action="store_false",
                     help="do not train on the upturned side faces of the COCKED_SEED scenes' cocked dice (side_meta)")
     a = ap.parse_args(argv)
@@ -353,6 +369,7 @@ def main(argv=None) -> int:
     sides = {seed for seed, _ in seed_list(COCKED_SEED, a.cocked_scenes)} if a.sides else None
     Pt, Gt, yt, it = samples(tr, rng, jitters=a.jitters, no_angle=0.15, scale_noise=0.02, sides=sides)
     wt = np.where([d["hard"] for d in it], a.hard_weight, 1.0)
+    wt = np.where([d["near"] and y == 0 for d, y in zip(it, yt)], a.near_weight, wt)
     wt = np.concatenate([wt, wt])
     Pm, Gm = T.mirror(Pt, Gt)
     Xt = np.concatenate([describe(Pt, Gt), describe(Pm, Gm)])

@@ -915,7 +915,7 @@ def test_describe_bins_are_the_boolean_indexed_wrap() -> None:
             seen.setdefault("idx", []).append(idx.copy())
             return real(idx, weights, size)
 
-        geo = rng.uniform(-1, 3, (n, 4)).astype(np.float32)
+        geo = rng.uniform(-1, 3, (n, 4 + tilt.THUMB * tilt.THUMB)).astype(np.float32)
         try:
             tilt.np.bincount = spy  # (tilt's np is numpy itself: restored below)
             tilt.describe(P, geo)

@@ -238,3 +238,25 @@ def test_loose_pips_beside_a_bevels_glint_read_from_their_grid(seed: int, size: 
     r, t = _bench_like(seed, size, n)
     assert r.verdict == "ok", f"seed {seed}: {r.reasons} {[(d.value, d.status, d.why) for d in r.dice]}"
     assert r.values == t.values
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed, size, n", [(22000044, (1280, 960), 6), (22000853, (640, 480), 5),
+                                           (22001254, (1280, 960), 5)])
+def test_a_flat_die_touching_another_is_not_cocked(seed: int, size: tuple[int, int], n: int) -> None:
+    """Own mirror-set scenes: a flat four (0.46) and twos (0.35, 0.24) touching another die, which
+    the tilt model without its neighbour map took for a cocked die's side face (over the fours' and
+    twos' cuts); with the map (vision.tilt: where the other dice found lie) they read."""
+    r, t = _bench_like(seed, size, n)
+    assert r.verdict == "ok", f"seed {seed}: {r.reasons} {[(d.value, d.status, d.why) for d in r.dice]}"
+    assert r.values == t.values
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed, size, n", [(22000941, (640, 480), 8), (22001095, (640, 480), 6)])
+def test_a_die_cocked_against_another_is_caught(seed: int, size: tuple[int, int], n: int) -> None:
+    """Own mirror-set scenes whose cocked die the tilt model without its neighbour map read as a
+    flat die (a silent wrong); with the map it is called cocked."""
+    r, t = _bench_like(seed, size, n, "cocked")
+    assert t.verdict == "reroll"
+    assert r.verdict == "reroll" and "cocked" in r.reasons, [(d.value, d.status, d.why) for d in r.dice]

@@ -154,19 +154,21 @@ def test_cocked_reason_by_score_face_and_shrunk_face():
     """The reader's decision: the score against the face's cut, else a two's or three's face shrunk."""
     assert tilt.threshold_for(None) == tilt.threshold_for(3) == tilt.threshold_for(6) == tilt.THRESHOLD
     for v, cut in tilt.BY_VALUE.items():
-        assert 0.0 < tilt.threshold_for(v) == cut < tilt.THRESHOLD
+        assert 0.0 < tilt.threshold_for(v) == cut < 1.0
     assert tilt.cocked_reason(0.99, 6, 1.0).startswith("tilt")
+    assert tilt.cocked_reason(tilt.THRESHOLD, 6, 1.0).startswith("tilt")
     assert tilt.cocked_reason(tilt.THRESHOLD - 0.01, 6, 1.0) == ""
-    assert tilt.cocked_reason(0.2, 2, 1.0).startswith("tilt")  # twos, fours and fives cut lower
-    assert tilt.cocked_reason(0.35, 4, 1.0).startswith("tilt")
-    assert tilt.cocked_reason(0.2, 4, 1.0) == ""
-    assert tilt.cocked_reason(0.5, 5, 1.0).startswith("tilt")
-    assert tilt.cocked_reason(0.4, 5, 1.0) == ""
-    assert tilt.cocked_reason(0.35, 6, 1.0) == ""
+    assert tilt.cocked_reason(tilt.THRESHOLD - 0.01, 4, 1.0) == ""  # fours: the threshold
+    assert tilt.cocked_reason(0.2, 2, 1.0).startswith("tilt")  # twos and fives cut lower
+    assert tilt.cocked_reason(0.1, 2, 1.0) == ""
+    assert tilt.cocked_reason(0.3, 5, 1.0).startswith("tilt")
+    assert tilt.cocked_reason(0.2, 5, 1.0) == ""
+    assert tilt.cocked_reason(0.3, 6, 1.0) == ""
     assert tilt.cocked_reason(0.01, 3, 1.0) == ""
-    # ones cut lower too: a cocked die read as a one scored 0.70 (own seeds), flat ones up to 0.671
-    assert tilt.cocked_reason(0.70, 1, None).startswith("tilt")
-    assert tilt.cocked_reason(0.67, 1, None) == ""
+    # ones cut higher: flat ones score higher than the model's other flat faces (one at 0.55)
+    assert tilt.threshold_for(1) > tilt.THRESHOLD
+    assert tilt.cocked_reason(0.62, 1, None).startswith("tilt")
+    assert tilt.cocked_reason(0.55, 1, None) == ""
     # a two or three with its pips much closer than a flat die's: foreshortened, cocked
     for v in (2, 3):
         assert tilt.cocked_reason(0.0, v, 0.85).startswith("shrunk")
@@ -175,3 +177,46 @@ def test_cocked_reason_by_score_face_and_shrunk_face():
     # fours to sixes have the reader's anisotropy check; ones have no spacing
     for v in (1, 4, 5, 6):
         assert tilt.cocked_reason(0.0, v, 0.85) == ""
+
+
+def test_neighbour_map_marks_the_other_dice_in_the_patch_frame():
+    """A die's neighbour map covers where the other dice's top faces lie in its turned patch, not
+    the die itself; by default the other dice are the other centres given; a mirror flips it."""
+    img = np.full((400, 400, 3), 90, np.uint8)
+    f = 40.0
+    me, right, far = (200.0, 200.0), (244.0, 200.0), (380.0, 20.0)
+    # nadir straight below: patch-down points at it; the edge direction 0 leaves the patch unturned
+    P, geo = tilt.patches(img, [me, right, far], f, nadir=(200.0, 400.0), angles=[0.0, 0.0, 0.0])
+    assert geo.shape == (3, 4 + tilt.THUMB * tilt.THUMB)
+    m = geo[0, 4:].reshape(tilt.THUMB, tilt.THUMB)
+    # the neighbour 1.1 die sides to the right: patch x 24.5 + 22 = 46.5 (cells 8-9), rows 3-6 around the middle
+    assert m[4:6, 9].min() == 1.0 and m[4:6, 8].min() > 0.5
+    assert m[:, :6].max() == 0.0  # the die itself and the left half: nothing
+    assert m[0, :].max() == 0.0 and m[-1, :].max() == 0.0
+    # the far die (4.5 die sides away) is off every patch but its own; its own map is empty
+    assert geo[2, 4:].max() == 0.0
+    # given explicitly: no neighbours, no marks
+    _, g0 = tilt.patches(img, [me], f, nadir=(200.0, 400.0), angles=[0.0], others=[[]])
+    assert g0[0, 4:].max() == 0.0
+    # a mirror: the neighbour on the left
+    _, gm = tilt.mirror(P, geo)
+    assert np.array_equal(gm[0, 4:].reshape(tilt.THUMB, tilt.THUMB), m[:, ::-1])
+    # turned by 90 degrees (the nadir to the right, so frame-right is patch-down): the neighbour
+    # to the right is now below the die in its patch
+    _, gt = tilt.patches(img, [me, right], f, nadir=(400.0, 200.0), angles=[0.0, 0.0])
+    mt = gt[0, 4:].reshape(tilt.THUMB, tilt.THUMB)
+    assert mt[-1, 4:6].min() == 1.0 and mt[:6, :].max() == 0.0
+
+
+def test_features_see_the_neighbour_map():
+    """The neighbour map is part of the model's input: the same patch with and without a neighbour
+    gives different features, and the model's input width is what it was trained on."""
+    sc, img, dice = _scene(103, "clean")
+    cs = [d.center for d in dice]
+    a = tilt.features(img, cs[:1], _face_px(sc), sc.center, None, others=[[]])
+    b = tilt.features(img, cs[:1], _face_px(sc), sc.center, None,
+                      others=[[(cs[0][0] + _face_px(sc), cs[0][1])]])
+    assert a.shape == b.shape == (1, tilt._n_features())
+    assert np.array_equal(a[0, :-tilt.THUMB ** 2], b[0, :-tilt.THUMB ** 2])
+    assert a[0, -tilt.THUMB ** 2:].max() == 0.0 < b[0, -tilt.THUMB ** 2:].max()
+    assert tilt.load_model(tilt.MODEL_PATH)["mu"].shape == (tilt._n_features(),)
