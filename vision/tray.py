@@ -12,7 +12,12 @@ hexagonal trays, in two steps:
    is the rough outline (trays are convex). When that finds no plausible floor,
    or a lower threshold finds one a quarter smaller (the flood ran over a faint
    wall foot, e.g. grey felt against a grey wall, onto the rim), lower
-   thresholds are taken. Then higher ones, for a flood held back by noise in
+   thresholds are taken; but when the refinement (2.) finds no wall foot
+   anywhere near the lower threshold's outline, that flood stopped in the
+   felt's shade (grey felt in a grey tray: 1.5-2.7 die short), and when the
+   ring the higher threshold adds is that shade (the felt's chroma, not
+   brighter), the higher threshold's rough outline is the floor, unrefined.
+   Then higher ones, for a flood held back by noise in
    a dark felt's shadows (1-2 die short): while the floor grows by less than
    30%, each is taken when the ring it gains is felt (the felt's chroma, not
    far darker), not a wall or rim. In a wall's shade a black felt's chroma
@@ -72,19 +77,26 @@ def _edges(bgr: np.ndarray) -> np.ndarray:
 
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     """The tray floor polygon (image pixels) from a frame of the empty tray."""
-    rough = _rough_cascade(empty_bgr, work_width, grow_px)
-    out = rough
-    for _ in range(PASSES):
+    rough, higher = _rough_cascade(empty_bgr, work_width, grow_px)
+    out = _refine(empty_bgr, rough)
+    if out is rough and higher is not None and _shade_ring(empty_bgr, rough, higher, work_width):
+        # no wall foot anywhere near the lower threshold's outline, and what the higher one adds is the felt's
+        # shade: the lower flood stopped in the felt (grey felt in a grey tray), not at a faint foot the higher
+        # one flooded over. Its outline unrefined: refined, it climbed the wall (1.4-2 die out on two of six)
+        return higher
+    for _ in range(PASSES - 1):
         out = _refine(empty_bgr, out)
     return out
 
 
-def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly:
+def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> tuple[Poly, Poly | None]:
     """The rough outline at the usual edge threshold; lower thresholds when that finds no floor or when a
     lower one gives a much smaller floor (the flood ran over a faint wall foot onto the rim); then higher ones
-    while what they add is felt (the flood was held back by noise in dark shadows)."""
+    while what they add is felt (the flood was held back by noise in dark shadows). And the outline a lower
+    threshold last replaced (None when there is none, or when a higher one was taken since)."""
     cur = None
     err = None
+    higher = None  # the floor a lower threshold replaced (the flood over a faint foot, or not)
     for k in LEAK_KS:
         try:
             r = _rough_floor(empty_bgr, work_width, grow_px, k)
@@ -99,7 +111,7 @@ def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly
         a0 = cv2.contourArea(np.asarray(cur, np.float32))
         a1 = cv2.contourArea(np.asarray(r, np.float32))
         if a1 < LEAK_RATIO * a0:
-            cur = r
+            cur, higher = r, cur
         else:
             break
     if cur is None:
@@ -116,10 +128,10 @@ def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly
         if a1 > UP_RATIO * a0:
             break
         if _felt_like(empty_bgr, cur, r, work_width):
-            cur, a0 = r, a1
+            cur, a0, higher = r, a1, None
         # else the next threshold is still tried: a ring of a shaded corner's felt the test doubts may be
         # part of a wider ring that passes it (what the ring gains is judged against the floor taken so far)
-    return cur
+    return cur, higher
 
 
 def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bool:
@@ -152,6 +164,29 @@ def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bo
         tol = tol * np.clip(np.exp(mid - lum[ring]), 1.0, UP_SHADE)
     ok = dr < tol
     return bool(ok.mean() > UP_FRAC and np.median(lum[ring]) > np.percentile(lum[core], 5) - UP_DARK)
+
+
+def _shade_ring(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bool:
+    """Is the ring between two rough outlines the felt in a wall's shade: its median log-chroma within
+    max(UP_CT x the inner floor's chroma spread, 0.06) of the floor's, and its median brightness no higher
+    than the floor's? A rim or wall top in the light is brighter, or another colour (own seed 25,000,367: a
+    copper rim around black felt, 0.28 off and brighter; the grey felts' shade 0.014-0.036 off, darker)."""
+    h, w = bgr.shape[:2]
+    s = work_width / w
+    small = cv2.resize(bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
+    lg = cv2.GaussianBlur(np.log(small.astype(np.float32) + 10.0), (0, 0), 2.0)
+    ch = np.dstack([lg[:, :, 2] - lg[:, :, 1], lg[:, :, 0] - lg[:, :, 1]])
+    lum = lg.mean(2)
+    mi = mask(inner, (small.shape[1], small.shape[0]), s)
+    mo = mask(outer, (small.shape[1], small.shape[0]), s)
+    core = cv2.erode(mi, np.ones((9, 9), np.uint8)) > 0
+    ring = (mo > 0) & (cv2.dilate(mi, np.ones((3, 3), np.uint8)) == 0)
+    if ring.sum() < 10 or core.sum() < 10:
+        return False
+    ref = np.median(ch[core], axis=0)
+    spread = np.percentile(np.linalg.norm(ch[core] - ref, axis=1), 95)
+    dr = float(np.median(np.linalg.norm(ch[ring] - ref, axis=1)))
+    return dr <= max(UP_CT * spread, 0.06) and float(np.median(lum[ring])) <= float(np.median(lum[core]))
 
 
 def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6, k_t: float = 1.0) -> Poly:

@@ -198,3 +198,20 @@ def test_no_keep_zone_in_a_rim_strip() -> None:
     cv2.rectangle(img, (100, 60), (440, 420), (40, 40, 40), -1)  # felt
     floor = [(100, 60), (440, 60), (440, 420), (100, 420)]
     assert tray.find_keep_zone(img, floor) is None
+
+
+@pytest.mark.parametrize("seed, width, n", [
+    (24_000_253, 640, 5),  # grey felt in a grey rounded tray: at 0.4 x the threshold the flood stopped in the felt's shade
+    (25_100_285, 640, 6),  # the same at 0.6 x: the floor stopped 2.5 die short, two flat fours were off the tray
+])
+def test_a_lower_threshold_with_no_wall_foot_near_is_not_taken(seed: int, width: int, n: int) -> None:
+    """The rough cascade takes a lower edge threshold when its floor is much smaller (the higher one flooded
+    over a faint foot onto the rim); when the refinement finds no wall foot anywhere near that smaller outline,
+    it stopped in the middle of the felt, and the higher threshold's outline is kept (bench-like scenes of own
+    seeds, clean, as vision.bench renders them)."""
+    rng = np.random.default_rng(seed)
+    sc = synthetic.random_scene(rng, n, (width, width * 3 // 4), "clean")
+    found = tray.find_floor(synthetic.render_empty(sc))
+    out, inn = errors(found, sc.tray.floor, sc.die_size)
+    assert inn <= 0.3, f"the floor stops {inn:.2f} die short of the wall"
+    assert out <= 0.5, f"the floor takes in {out:.2f} die of wall/rim"
