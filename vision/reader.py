@@ -743,11 +743,13 @@ def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: l
                   changed: np.ndarray | None, kept: list[Face], clusters: list[list[Pip]]) -> list[list[Pip]]:
     """Light spots (working coordinates) that detect's search did not find or no face took, found
     again with no plain ring asked and from T_UNREAD up, in the search boxes and where the frame
-    differs from the empty tray, away from every kept face (3.2 corner offsets) and loose pip (3.0),
+    differs from the empty tray, away from every kept face (its top and the side faces it may show
+    within 3.2 corner offsets: _kept_own) and loose pip (3.0),
     grouped as loose pips are (3.0 corner offsets). Round spots of a pip's size only, as detect's."""
     if frame.ndim != 3:
         return []
     H, W = frame.shape[:2]
+    nadir = ((W - 1) / 2.0 * k, (H - 1) / 2.0 * k)  # the camera's nadir (vision.tilt's), working coordinates
     found: list[Pip] = []
     for x0, y0, x1, y1 in (rois if rois is not None else [(0, 0, W, H)]):
         X0, Y0 = int(x0 * k), int(y0 * k)
@@ -768,7 +770,7 @@ def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: l
             q = replace(q, x=q.x + X0, y=q.y + Y0)
             if q.elong < 0.5 or q.round < 0.6 or q.r < 0.12 * a or q.r >= BIG_PIP * a:
                 continue
-            if any(math.hypot(q.x - f.cx, q.y - f.cy) < 3.2 * a for f in kept) or any(
+            if any(_kept_own(q, f, a, nadir) for f in kept) or any(
                     math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for c in clusters for p in c):
                 continue
             if any(math.hypot(q.x - p.x, q.y - p.y) < 0.5 * a for p in found):
@@ -785,6 +787,30 @@ def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: l
         else:
             groups.append([q])
     return groups
+
+
+#: _kept_own: a kept face's own square, in its template coordinates (corner pips at +-1): its die
+#: (half side DIE_OVER_A / 2 = 1.95) with its bevel's glints and edge shadow (own seed 13,000,051: a
+#: two's at 2.5-2.64), short of the nearest pip of a flat die touching that side (1.95 + 0.95)
+KEPT_SQUARE = 2.9
+
+
+def _kept_own(q: Pip, f: Face, a: float, nadir: tuple[float, float]) -> bool:
+    """May spot `q` (working coordinates) be kept face `f`'s own: within 3.2 corner offsets of its
+    middle, and (for a face of 2-6, whose square's yaw is known) on its die (KEPT_SQUARE) or
+    beyond a side of it that faces the camera's nadir (a flat die shows only those side faces, a
+    sliver beside its top). A spot beyond a side turned away from the nadir is another die's (own
+    mirror seed 22,001,643: a glossy black three's corner pip 3.2 corner offsets from the middle of
+    the white four it touches, 3.15 beyond its side)."""
+    if math.hypot(q.x - f.cx, q.y - f.cy) >= 3.2 * a:
+        return False
+    if f.value < 2:
+        return True  # a one's yaw is unknown
+    u, v = f.fit.to_face(q.x, q.y)
+    if max(abs(u), abs(v)) < KEPT_SQUARE:
+        return True
+    nu, nv = f.fit.to_face(*nadir)
+    return (abs(u) >= KEPT_SQUARE and u * nu > 0) or (abs(v) >= KEPT_SQUARE and v * nv > 0)
 
 
 #: _faint_one: each of the eight other places of the 3x3 grid around a faint one-pip shows at most
