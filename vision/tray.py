@@ -134,11 +134,10 @@ def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> tupl
     return cur, higher
 
 
-def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bool:
-    """Is the ring between two rough outlines felt: UP_FRAC of it within UP_CT x the inner floor's own chroma
-    spread of its chroma (more for ring pixels darker than the floor's median, by their brightness ratio up to
-    UP_SHADE x), and its median brightness no more than UP_DARK (log) below the floor's darkest 5%?
-    A wall or rim is the rim's colour (a maker picks one the felt can be told from), or far darker in shade."""
+def _ring(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int):
+    """The ring between two rough outlines against the inner floor, on the frame shrunk to work_width:
+    (log-chroma image, log-brightness image, the floor's core mask, the ring's mask, the core's median
+    chroma, the core's 95th-percentile chroma spread about it); None when the ring or core is too small."""
     h, w = bgr.shape[:2]
     s = work_width / w
     small = cv2.resize(bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
@@ -150,9 +149,21 @@ def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bo
     core = cv2.erode(mi, np.ones((9, 9), np.uint8)) > 0
     ring = (mo > 0) & (cv2.dilate(mi, np.ones((3, 3), np.uint8)) == 0)
     if ring.sum() < 10 or core.sum() < 10:
-        return True
+        return None
     ref = np.median(ch[core], axis=0)
     spread = np.percentile(np.linalg.norm(ch[core] - ref, axis=1), 95)
+    return ch, lum, core, ring, ref, spread
+
+
+def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bool:
+    """Is the ring between two rough outlines felt: UP_FRAC of it within UP_CT x the inner floor's own chroma
+    spread of its chroma (more for ring pixels darker than the floor's median, by their brightness ratio up to
+    UP_SHADE x), and its median brightness no more than UP_DARK (log) below the floor's darkest 5%?
+    A wall or rim is the rim's colour (a maker picks one the felt can be told from), or far darker in shade."""
+    st = _ring(bgr, inner, outer, work_width)
+    if st is None:
+        return True
+    ch, lum, core, ring, ref, spread = st
     dr = np.linalg.norm(ch[ring] - ref, axis=1)
     # log-chroma's noise, JPEG's chroma blocks and the ambient light's own tint grow as the felt darkens into a
     # wall's shade: on a dark floor only (a grey felt's shade shifts its chroma too, and that shift is what tells
@@ -171,20 +182,10 @@ def _shade_ring(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> b
     max(UP_CT x the inner floor's chroma spread, 0.06) of the floor's, and its median brightness no higher
     than the floor's? A rim or wall top in the light is brighter, or another colour (own seed 25,000,367: a
     copper rim around black felt, 0.28 off and brighter; the grey felts' shade 0.014-0.036 off, darker)."""
-    h, w = bgr.shape[:2]
-    s = work_width / w
-    small = cv2.resize(bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
-    lg = cv2.GaussianBlur(np.log(small.astype(np.float32) + 10.0), (0, 0), 2.0)
-    ch = np.dstack([lg[:, :, 2] - lg[:, :, 1], lg[:, :, 0] - lg[:, :, 1]])
-    lum = lg.mean(2)
-    mi = mask(inner, (small.shape[1], small.shape[0]), s)
-    mo = mask(outer, (small.shape[1], small.shape[0]), s)
-    core = cv2.erode(mi, np.ones((9, 9), np.uint8)) > 0
-    ring = (mo > 0) & (cv2.dilate(mi, np.ones((3, 3), np.uint8)) == 0)
-    if ring.sum() < 10 or core.sum() < 10:
+    st = _ring(bgr, inner, outer, work_width)
+    if st is None:
         return False
-    ref = np.median(ch[core], axis=0)
-    spread = np.percentile(np.linalg.norm(ch[core] - ref, axis=1), 95)
+    ch, lum, core, ring, ref, spread = st
     dr = float(np.median(np.linalg.norm(ch[ring] - ref, axis=1)))
     return dr <= max(UP_CT * spread, 0.06) and float(np.median(lum[ring])) <= float(np.median(lum[core]))
 
