@@ -14,7 +14,7 @@ hexagonal trays, in two steps:
    wall foot, e.g. grey felt against a grey wall, onto the rim), lower
    thresholds are taken; but when the refinement (2.) finds no wall foot
    anywhere near the lower threshold's outline, that flood stopped in the
-   felt's shade (grey felt in a grey tray: 1.5-2.7 die short), and when the
+   felt's shade (grey felt in a grey tray: 2.5-3.6 die short), and when the
    ring the higher threshold adds is that shade (the felt's chroma, not
    brighter), the higher threshold's rough outline is the floor, unrefined.
    Then higher ones, for a flood held back by noise in
