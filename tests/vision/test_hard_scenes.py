@@ -48,6 +48,10 @@ def _bench_like(seed: int, size: tuple[int, int], n: int, condition: str = "clea
     # a refused faint candidate of the big one-pip pass split a shadow's spot, which then made a
     # small 'two' with a one-pip (pips.spots_at_many: refused faint candidates are no rivals)
     (5000623, (640, 480), 8, "no rival"),
+    # a flat two and a flat three whose pips the working copy measured shrunk (0.917, 0.925: under
+    # tilt.SHRUNK), scored 0.000: at full resolution they measure 0.997 and 0.994 (SHRUNK_FINE_FLAT)
+    (27000162, (1280, 960), 5, "shrunk, not at full resolution"),
+    (27000627, (640, 480), 6, "shrunk, not at full resolution"),
 ])
 def test_once_refused_scenes_read_exactly(seed: int, size: tuple[int, int], n: int, why: str) -> None:
     r, t = _bench_like(seed, size, n)

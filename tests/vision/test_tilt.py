@@ -179,6 +179,22 @@ def test_cocked_reason_by_score_face_and_shrunk_face():
         assert tilt.cocked_reason(0.0, v, 0.85) == ""
 
 
+def test_a_shrunk_face_the_full_resolution_measure_calls_flat_is_not_cocked():
+    """SHRUNK's look at the working copy is checked at full resolution (the reader's fine_spacing),
+    asked only for a face under SHRUNK that its score does not call cocked already."""
+    asked = []
+    def fine(q):
+        return lambda: asked.append(q) or q
+    assert tilt.cocked_reason(0.0, 2, 0.91, fine(tilt.SHRUNK_FINE_FLAT)) == ""  # flat at full resolution
+    assert tilt.cocked_reason(0.0, 3, 0.93, fine(0.997)) == ""
+    assert tilt.cocked_reason(0.0, 2, 0.91, fine(0.96)).startswith("shrunk")  # shrunk at both
+    assert tilt.cocked_reason(0.0, 2, 0.91, fine(None)).startswith("shrunk")  # cannot measure: the first look
+    assert asked == [tilt.SHRUNK_FINE_FLAT, 0.997, 0.96, None]
+    assert tilt.cocked_reason(0.0, 2, 0.95, fine(0.5)) == "" and tilt.cocked_reason(0.9, 2, 0.9, fine(0.5)).startswith("tilt")
+    assert tilt.cocked_reason(0.0, 4, 0.5, fine(0.5)) == ""  # fours to sixes: no SHRUNK
+    assert len(asked) == 4  # not asked where SHRUNK does not decide
+
+
 def test_neighbour_map_marks_the_other_dice_in_the_patch_frame():
     """A die's neighbour map covers where the other dice's top faces lie in its turned patch, not
     the die itself; by default the other dice are the other centres given; a mirror flips it."""
