@@ -444,14 +444,18 @@ ZONE_INSET = 4.0  # working pixels between a keep zone's outline and the free re
 #: 22,001,277: at 0.4 its outline does not close, at 0.25 the table's grain eats into it) found that zone and no
 #: false one on 4,520 own empty trays (seeds 22,000,000, 22,300,000, 23,000,000, 24,000,000 up; 901 zones)
 ZONE_EDGE_STEPS = (1.0, 0.6, 0.4, 0.3)
+#: when none of those closes: the edge strength averaged along ZONE_LINE px straight segments, thresholds
+#: ZONE_LINE_STEPS of its own first one, necks of the free region narrower than ZONE_LINE_OPEN px cut, regions of
+#: ZONE_LOOSE_FILL or more of their rectangle taken as hypotheses, each kept only when its outline is found all
+#: round (_outline_fit). Chosen on own seeds 27,000,161 and 26,000,483 (a cream or pale sheet on a pale table)
 ZONE_LINE = 15
 ZONE_LINE_STEPS = (0.4, 0.3, 0.25, 0.2, 0.15)
 ZONE_LINE_OPEN = 5
 ZONE_LOOSE_FILL = 0.7
-ZONE_SEARCH = 12.0
-ZONE_PEAK = 2.0
-ZONE_TURN = 4.0
-ZONE_STAND = 1.5
+ZONE_SEARCH = 12.0  # _outline_fit: a side's peak looked for up to this far (working px) outside the region
+ZONE_PEAK = 2.0  # ... over this x the grain's median edge strength
+ZONE_TURN = 4.0  # ... the sides' common angle within this many degrees of the region's rectangle
+ZONE_STAND = 1.5  # ... and ZONE_SUPPORT of the outline's points stand this much over the line strength inside
 ZONE_SUPPORT = 0.9
 
 
@@ -459,7 +463,9 @@ def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) ->
     """A marked zone beside the tray for set-aside dice: a plain, clearly outlined, roughly
     rectangular region away from the tray and the frame's border, at least a fifth of the floor's
     width across. None when there is none. An outline fainter than the table's texture in places
-    (a pale zone on a pale table) is looked for again at lower edge thresholds."""
+    (a pale zone on a pale table) is looked for again at lower edge thresholds, and then by its
+    straight sides: edge strength averaged along straight segments, and the outline found all round
+    the region it encloses."""
     h, w = empty_bgr.shape[:2]
     s = work_width / w
     small = cv2.resize(empty_bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
