@@ -453,7 +453,8 @@ ZONE_LINE_STEPS = (0.4, 0.3, 0.25, 0.2, 0.15)
 ZONE_LINE_OPEN = 5
 ZONE_LOOSE_FILL = 0.7
 ZONE_SEARCH = 12.0  # _outline_fit: a side's peak looked for up to this far (working px) outside the region
-ZONE_PEAK = 2.0  # ... over this x the grain's median edge strength
+ZONE_PEAK = 3.5  # ... over this x the grain's median edge strength (own seeds: the outlines' peaks 4.2-22 x,
+# the grain's bumps beside them 3.1-3.3 x; at 31,000,254 a rim's edge beyond the zone's own was the strongest)
 ZONE_TURN = 4.0  # ... the sides' common angle within this many degrees of the region's rectangle
 ZONE_STAND = 1.5  # ... and ZONE_SUPPORT of the outline's points stand this much over the line strength inside
 ZONE_SUPPORT = 0.9
@@ -504,9 +505,10 @@ def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) ->
 
 def _outline_fit(mag: np.ndarray, line: np.ndarray, rect):
     """The outline around a free region's rectangle (working pixels), or None. Each side is moved to the
-    strongest peak of the mean edge strength `mag` along it, over ZONE_PEAK x the grain's (the median inside),
+    strongest peak of the mean edge strength `mag` along it over ZONE_PEAK x the grain's (the median inside),
     from 2 px inside to ZONE_SEARCH px outside (the four sides sharing one angle within ZONE_TURN degrees of the
-    rectangle's; the angle whose four peaks are strongest); the outline so found is taken when
+    rectangle's; the angle whose four peaks are strongest); None when, at any angle tried, a side has another
+    such peak inside its strongest. The outline so found is taken when
     ZONE_SUPPORT of its points (every px along the sides, their ends left out) have a `line` strength (within a
     px) over ZONE_STAND x its 95th percentile inside the outline (clear of the outline's own spread)."""
     (cx, cy), (bw, bh), ang = rect
@@ -528,12 +530,16 @@ def _outline_fit(mag: np.ndarray, line: np.ndarray, rect):
             mx = (base[:, None, 0] + nrm[0] * off[None, :]).astype(np.float32)
             my = (base[:, None, 1] + nrm[1] * off[None, :]).astype(np.float32)
             raw = cv2.remap(mag, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0).mean(0)
-            # the strongest peak (not a rise to the search's end: a stronger edge beyond) that stands out from
-            # the grain, outside the region (its free pixels stop short of the outline)
+            # the strongest peak that stands out from the grain, from 2 px inside the region (its free pixels
+            # stop short of the outline) out; another one inside it, at any angle tried, is a faint outline
+            # inside a stronger edge (a tray's rim beside the zone): no outline is taken (it could take in the
+            # table between them)
             peak = (raw[1:-1] >= raw[:-2]) & (raw[1:-1] >= raw[2:]) & (raw[1:-1] > ZONE_PEAK * grain) & (off[1:-1] >= -2.0)
             if not peak.any():
                 break
             k = 1 + int(np.where(peak, raw[1:-1], -1.0).argmax())
+            if peak[:k - 1].any():
+                return None
             prof = cv2.remap(line, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
             sides.append((float(raw[k]), d + off[k], prof[:, max(0, k - 2): k + 3].max(1)))
         if len(sides) < 4:

@@ -208,6 +208,21 @@ def test_keep_zone_with_a_faint_outline_by_its_straight_sides(seed: int, n: int)
     assert (found & truth).sum() / (found | truth).sum() > 0.85
 
 
+def test_a_keep_zone_beside_a_rim_does_not_take_in_the_table_between() -> None:
+    """Own seed 31,000,254 (a keep zone drawn beside the tray, 1280x960): the zone's outline is faint on
+    the tray's side and the rim's outer edge, a few pixels beyond it, is strong. Fitted to the strongest
+    edge, the zone took in the strip of table between them (a die lying there, off the tray, would have
+    counted as set aside): no point of a zone found may lie more than a quarter die outside the sheet."""
+    rng = np.random.default_rng(31_000_254)
+    sc = synthetic.random_scene(rng, 6, (1280, 960), "clean", keep_zone=True)
+    assert sc.keep_zone is not None
+    empty = synthetic.render_empty(sc)
+    zone = tray.find_keep_zone(empty, tray.find_floor(empty))
+    if zone is not None:
+        die = sc.dice[0].size_px
+        assert all(tray.distance(sc.keep_zone, x, y) > -0.25 * die for x, y in zone)
+
+
 def test_no_keep_zone_in_a_rim_strip() -> None:
     """A wide rim with an edge drawn along it makes a long thin plain strip: not a keep zone."""
     rng = np.random.default_rng(8)
