@@ -444,13 +444,29 @@ ZONE_INSET = 4.0  # working pixels between a keep zone's outline and the free re
 #: 22,001,277: at 0.4 its outline does not close, at 0.25 the table's grain eats into it) found that zone and no
 #: false one on 4,520 own empty trays (seeds 22,000,000, 22,300,000, 23,000,000, 24,000,000 up; 901 zones)
 ZONE_EDGE_STEPS = (1.0, 0.6, 0.4, 0.3)
+#: when none of those closes: the edge strength averaged along ZONE_LINE px straight segments, thresholds
+#: ZONE_LINE_STEPS of its own first one, necks of the free region narrower than ZONE_LINE_OPEN px cut, regions of
+#: ZONE_LOOSE_FILL or more of their rectangle taken as hypotheses, each kept only when its outline is found all
+#: round (_outline_fit). Chosen on own seeds 27,000,161 and 26,000,483 (a cream or pale sheet on a pale table)
+ZONE_LINE = 15
+ZONE_LINE_STEPS = (0.4, 0.3, 0.25, 0.2, 0.15)
+ZONE_LINE_OPEN = 5
+ZONE_LOOSE_FILL = 0.7
+ZONE_SEARCH = 12.0  # _outline_fit: a side's peak looked for up to this far (working px) outside the region
+ZONE_PEAK = 3.5  # ... over this x the grain's median edge strength (own seeds: the outlines' peaks 4.2-22 x,
+# the grain's bumps beside them 3.1-3.3 x; at 31,000,254 a rim's edge beyond the zone's own was the strongest)
+ZONE_TURN = 4.0  # ... the sides' common angle within this many degrees of the region's rectangle
+ZONE_STAND = 1.5  # ... and ZONE_SUPPORT of the outline's points stand this much over the line strength inside
+ZONE_SUPPORT = 0.9
 
 
 def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) -> Poly | None:
     """A marked zone beside the tray for set-aside dice: a plain, clearly outlined, roughly
     rectangular region away from the tray and the frame's border, at least a fifth of the floor's
     width across. None when there is none. An outline fainter than the table's texture in places
-    (a pale zone on a pale table) is looked for again at lower edge thresholds."""
+    (a pale zone on a pale table) is looked for again at lower edge thresholds, and then by its
+    straight sides: edge strength averaged along straight segments, and the outline found all round
+    the region it encloses."""
     h, w = empty_bgr.shape[:2]
     s = work_width / w
     small = cv2.resize(empty_bgr, (work_width, max(8, round(h * s))), interpolation=cv2.INTER_AREA)
@@ -459,24 +475,122 @@ def find_keep_zone(empty_bgr: np.ndarray, floor: Poly, work_width: int = 320) ->
     t = max(6.0 * float(np.median(mag)), float(np.percentile(mag, 60)) * 3.0, 0.15)
     tray_zone = cv2.dilate(mask(floor, (sw, sh), s), cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25)))
     floor_side = min(cv2.minAreaRect(np.asarray(floor, np.float32) * s)[1])
+    rect, grow = None, 2 * ZONE_INSET  # the free region stops short of the outline by about ZONE_INSET each side
     for f in ZONE_EDGE_STEPS:
         rect = _zone_rect(mag >= f * t, tray_zone, floor_side)
         if rect is not None:
-            (cx, cy), (bw, bh), ang = rect
-            grow = 2 * ZONE_INSET  # the free region stops short of the outline by about this much each side
-            box = cv2.boxPoints(((cx, cy), (bw + grow, bh + grow), ang)) / s
-            return tuple((float(x), float(y)) for x, y in box)
-    return None
+            break
+    if rect is None and ZONE_LINE_STEPS:
+        # a faint outline, broken by the table's grain: its edge strength averaged along straight segments,
+        # lower thresholds, necks of the free region cut; a region the grain ate into is taken when its
+        # rectangle's outline stands out from the grain inside it all round
+        line = _line_mean(mag, ZONE_LINE)
+        t = max(6.0 * float(np.median(line)), float(np.percentile(line, 60)) * 3.0, 0.15)
+        def fit(r):
+            o = _outline_fit(mag, line, r)
+            if o is None or (mask(tuple(map(tuple, cv2.boxPoints(o))), (sw, sh)) & tray_zone).any():
+                return None  # no outline, or one that reaches the tray
+            return o
+        for f in ZONE_LINE_STEPS:
+            rect = _zone_rect(line >= f * t, tray_zone, floor_side, ZONE_LINE_OPEN, ZONE_LOOSE_FILL, fit)
+            if rect is not None:
+                grow = 0.0  # the outline itself
+                break
+    if rect is None:
+        return None
+    (cx, cy), (bw, bh), ang = rect
+    box = cv2.boxPoints(((cx, cy), (bw + grow, bh + grow), ang)) / s
+    return tuple((float(x), float(y)) for x, y in box)
 
 
-def _zone_rect(edges: np.ndarray, tray_zone: np.ndarray, floor_side: float):
+def _outline_fit(mag: np.ndarray, line: np.ndarray, rect):
+    """The outline around a free region's rectangle (working pixels), or None. Each side is moved to the
+    strongest peak of the mean edge strength `mag` along it over ZONE_PEAK x the grain's (the median inside),
+    from 2 px inside to ZONE_SEARCH px outside (the four sides sharing one angle within ZONE_TURN degrees of the
+    rectangle's; the angle whose four peaks are strongest); None when, at any angle tried, a side has another
+    such peak inside its strongest. The outline so found is taken when
+    ZONE_SUPPORT of its points (every px along the sides, their ends left out) have a `line` strength (within a
+    px) over ZONE_STAND x its 95th percentile inside the outline (clear of the outline's own spread)."""
+    (cx, cy), (bw, bh), ang = rect
+    if min(bw, bh) < 12:
+        return None
+    h, w = line.shape
+    c = np.array([cx, cy], np.float64)
+    off = np.arange(-4.0, ZONE_SEARCH + 0.25, 0.5)
+    grain = float(np.median(mag[mask(tuple(map(tuple, cv2.boxPoints(((cx, cy), (bw - 8, bh - 8), ang)))), (w, h)) > 0]))
+    best = None
+    for da in np.arange(-ZONE_TURN, ZONE_TURN + 0.5, 1.0):
+        a = np.deg2rad(ang + da)
+        ux, uy = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+        sides = []
+        for nrm, tan, d, half in ((ux, uy, bw / 2, bh / 2), (-ux, uy, bw / 2, bh / 2),
+                                  (uy, ux, bh / 2, bw / 2), (-uy, ux, bh / 2, bw / 2)):
+            q = np.arange(-0.85 * half, 0.85 * half, 1.0)
+            base = c[None, :] + d * nrm[None, :] + q[:, None] * tan[None, :]
+            mx = (base[:, None, 0] + nrm[0] * off[None, :]).astype(np.float32)
+            my = (base[:, None, 1] + nrm[1] * off[None, :]).astype(np.float32)
+            raw = cv2.remap(mag, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0).mean(0)
+            # the strongest peak that stands out from the grain, from 2 px inside the region (its free pixels
+            # stop short of the outline) out; another one inside it, at any angle tried, is a faint outline
+            # inside a stronger edge (a tray's rim beside the zone): no outline is taken (it could take in the
+            # table between them)
+            peak = (raw[1:-1] >= raw[:-2]) & (raw[1:-1] >= raw[2:]) & (raw[1:-1] > ZONE_PEAK * grain) & (off[1:-1] >= -2.0)
+            if not peak.any():
+                break
+            k = 1 + int(np.where(peak, raw[1:-1], -1.0).argmax())
+            if peak[:k - 1].any():
+                return None
+            prof = cv2.remap(line, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+            sides.append((float(raw[k]), d + off[k], prof[:, max(0, k - 2): k + 3].max(1)))
+        if len(sides) < 4:
+            continue
+        score = sum(sd[0] for sd in sides)
+        if best is None or score > best[0]:
+            best = (score, a, ux, uy, sides)
+    if best is None:
+        return None
+    _, a, ux, uy, sides = best
+    (_, d1, v1), (_, d2, v2), (_, d3, v3), (_, d4, v4) = sides
+    ctr = c + (d1 - d2) / 2 * ux + (d3 - d4) / 2 * uy
+    out = ((float(ctr[0]), float(ctr[1])), (float(d1 + d2), float(d3 + d4)), float(np.rad2deg(a)))
+    e = 2 * (ZONE_LINE // 2 + 2)  # inside, clear of the outline's own spread in `line`
+    inner = mask(tuple(map(tuple, cv2.boxPoints((out[0], (out[1][0] - e, out[1][1] - e), out[2])))), (w, h)) > 0
+    if inner.sum() < 50:
+        return None
+    ref = float(np.percentile(line[inner], 95))
+    vals = np.concatenate([v1, v2, v3, v4])
+    if float(np.mean(vals > ZONE_STAND * ref)) < ZONE_SUPPORT:
+        return None
+    return out
+
+
+def _line_mean(mag: np.ndarray, length: int, n: int = 12) -> np.ndarray:
+    """Each pixel's edge strength averaged along the best of n straight segments `length` px long through it:
+    a long straight outline keeps its strength, a table's grain (short, curly edges) is averaged away."""
+    out = np.zeros_like(mag)
+    c = length // 2
+    tt = np.linspace(-c, c, 4 * length)
+    for i in range(n):
+        a = np.pi * i / n
+        k = np.zeros((length, length), np.float32)
+        k[np.round(c + tt * np.sin(a)).astype(int), np.round(c + tt * np.cos(a)).astype(int)] = 1.0
+        k /= k.sum()
+        np.maximum(out, cv2.filter2D(mag, -1, k, borderType=cv2.BORDER_REPLICATE), out=out)
+    return out
+
+
+def _zone_rect(edges: np.ndarray, tray_zone: np.ndarray, floor_side: float, open_px: int = 0,
+               min_fill: float = 0.85, check=None):
     """The biggest plain, nearly rectangular region the `edges` map encloses away from the tray
-    (cv2.minAreaRect of it, working pixels), or None."""
+    (cv2.minAreaRect of it, working pixels), or None. With `check`: of the regions check(rect) does not
+    refuse (None), the biggest one's check(rect)."""
     sh, sw = edges.shape
     # the outline is a thin line: thicken what is found by a pixel each way so that a gap of a few
     # pixels in it does not join the zone to the table
     free = (cv2.dilate(edges.astype(np.uint8), np.ones((3, 3), np.uint8)) == 0).astype(np.uint8)
     free[tray_zone > 0] = 0
+    if open_px:  # cut necks narrower than open_px (a short gap in a faint outline)
+        free = cv2.morphologyEx(free, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (open_px, open_px)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
     best = None
     for i in range(1, n):
@@ -490,12 +604,18 @@ def _zone_rect(edges: np.ndarray, tray_zone: np.ndarray, floor_side: float):
         c = max(cs, key=cv2.contourArea)
         rect = cv2.minAreaRect(c)
         fill = area / max(1.0, rect[1][0] * rect[1][1])
-        if fill < 0.85:
+        if fill < min_fill:
             continue
         if min(rect[1]) < 0.2 * floor_side:
             continue  # a strip (of the rim, between two of its edges) holds no set-aside dice
-        if best is None or area > best[0]:
+        if best is not None and area <= best[0]:
+            continue
+        if check is None:
             best = (area, rect)
+        else:
+            g = check(rect)
+            if g is not None:
+                best = (area, g)
     return None if best is None else best[1]
 
 
