@@ -50,3 +50,25 @@ def test_own_set_has_the_bench_layout_on_other_seeds_and_lists_what_it_got_wrong
     # and a missing or malformed number is one line, not a traceback
     assert bench.main(["--own"]) == 2 and bench.main(["--own", "22000000", "--cases", "x"]) == 2
     assert capsys.readouterr().err.count("usage:") == 2
+
+
+def test_own_set_leaves_out_a_seed_synthetic_cannot_lay_out(tmp_path, monkeypatch, capsys) -> None:
+    """Own seed 28,000,124 (8 dice at 640x480) cannot be laid out ("could not place 8 dice well apart"):
+    `--own` says so and counts the rest; the bench itself would stop rather than count fewer scenes."""
+    import pytest
+
+    monkeypatch.setattr(bench, "CACHE", tmp_path / "v1")
+    monkeypatch.setattr(bench, "jobs", lambda: 1)
+    bad = bench.cases(125, 28_000_000)[124]
+    assert bad.seed == 28_000_124 and bad.n_dice == 8 and bad.condition == "cocked"
+    res = bench._one_scene(bad)
+    assert "could not place" in res["unrendered"] and res["case"] == bad
+    real = bench._one_scene
+    monkeypatch.setattr(bench, "cases", lambda n, seed0=1000: [bench.Case(0, (640, 480), 5, "clean", 4_300_001), bad])
+    assert bench.own(4_300_000, 2) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "124 seed 28000124 cocked: not rendered (could not place 8 dice well apart), left out" in out
+    assert ("clean: 1/1" in out or "clean: 0/1" in out) and "silent wrong: 0/1 []" in out
+    monkeypatch.setattr(bench, "_one_scene", lambda c: real(bad))
+    with pytest.raises(RuntimeError, match="could not be rendered"):
+        bench._scenes(1)
