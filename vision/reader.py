@@ -737,6 +737,8 @@ T_UNREAD = 20.0
 #: ... and a grid place holding one of its spots is a pip from this share of _completed's step (over
 #: COMPLETE_HOLE: a place is still either a pip or a hole)
 UNREAD_SPOTTED = 0.3
+#: ... and its spots' largest radius, in corner offsets
+UNREAD_MAX_R = 0.7
 
 
 def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: list | None,
@@ -745,7 +747,8 @@ def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: l
     again with no plain ring asked and from T_UNREAD up, in the search boxes and where the frame
     differs from the empty tray, away from every kept face (its top and the side faces it may show
     within 3.2 corner offsets: _kept_own) and loose pip (3.0),
-    grouped as loose pips are (3.0 corner offsets). Round spots of a pip's size only, as detect's."""
+    grouped as loose pips are (3.0 corner offsets). Round spots of a pip's size only, as detect's (up to
+    UNREAD_MAX_R: a glossy pip's lit dimple blurs wide)."""
     if frame.ndim != 3:
         return []
     H, W = frame.shape[:2]
@@ -768,7 +771,7 @@ def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: l
             where = cv2.resize(sub.astype(np.uint8), (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_NEAREST) > 0
         for q in spots_at(l, False, 0.38 * a, T_UNREAD, where):
             q = replace(q, x=q.x + X0, y=q.y + Y0)
-            if q.elong < 0.5 or q.round < 0.6 or q.r < 0.12 * a or q.r >= BIG_PIP * a:
+            if q.elong < 0.5 or q.round < 0.6 or q.r < 0.12 * a or q.r >= UNREAD_MAX_R * a:
                 continue
             if any(_kept_own(q, f, a, nadir) for f in kept) or any(
                     math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for c in clusters for p in c):
