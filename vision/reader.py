@@ -513,6 +513,19 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                     # top's corner meets the dark bevel) sits on no pip's place, and its contrast
                     # alike with the pips' kept group() from taking them: the pips alone may read
                     f = _completed_sub(c + more, det, k, a, frame, gray, body, a_px)
+            if f is None and body is not None and cal.pip_kinds != "dark" and not any(q.dark for q in c):
+                # its other pips may be too faint for detect's search (a glossy black three shining
+                # grey: only its middle pip found): light spots looked for again around the pips,
+                # with no ring asked (_unread_spots), read from their grid with them
+                # (only the search boxes that hold them: spots farther than a die's reach are not asked)
+                boxes = None if rois is None else [b for b in rois if any(
+                    b[0] <= q.x / k < b[2] and b[1] <= q.y / k < b[3] for q in c)]
+                more = _unread_spots(frame, det, k, a, boxes, changed, kept, [d for d in clusters if d is not c], c)
+                spots = c + [q for g in more for q in g if not any(math.hypot(q.x - p.x, q.y - p.y) < 0.5 * a for p in c)]
+                if len(spots) > len(c):
+                    f = _completed(spots, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
+                    if f is None:
+                        f = _completed_sub(spots, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
             if f is None:
                 rest.append(c)
             else:
@@ -742,13 +755,15 @@ UNREAD_MAX_R = 0.7
 
 
 def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: list | None,
-                  changed: np.ndarray | None, kept: list[Face], clusters: list[list[Pip]]) -> list[list[Pip]]:
+                  changed: np.ndarray | None, kept: list[Face], clusters: list[list[Pip]],
+                  around: list[Pip] | None = None) -> list[list[Pip]]:
     """Light spots (working coordinates) that detect's search did not find or no face took, found
     again with no plain ring asked and from T_UNREAD up, in the search boxes and where the frame
     differs from the empty tray, away from every kept face (its top and the side faces it may show
     within 3.2 corner offsets: _kept_own) and loose pip (3.0),
     grouped as loose pips are (3.0 corner offsets). Round spots of a pip's size only, as detect's (up to
-    UNREAD_MAX_R: a glossy pip's lit dimple blurs wide)."""
+    UNREAD_MAX_R: a glossy pip's lit dimple blurs wide). With `around` (a cluster of loose pips, not
+    among `clusters`): only the spots within 3.0 corner offsets of its pips."""
     if frame.ndim != 3:
         return []
     H, W = frame.shape[:2]
@@ -775,6 +790,8 @@ def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: l
                 continue
             if any(_kept_own(q, f, a, nadir) for f in kept) or any(
                     math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for c in clusters for p in c):
+                continue
+            if around is not None and not any(math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for p in around):
                 continue
             if any(math.hypot(q.x - p.x, q.y - p.y) < 0.5 * a for p in found):
                 continue
