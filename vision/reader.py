@@ -468,6 +468,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             elif f.value == 1 and f.dark == g.dark and _round_pip(det, f) and _round_pip(det, g) and 0.75 < f.r / g.r < 1.33:
                 doubtful.add(i)  # two like round pips: maybe a two whose face check failed
     inferred: set[int] = set()  # kept faces read from faint evidence (_faint_one, _completed)
+    if body is not None and a_px:
+        # a two whose die body's middle lies aside, taken as the middle of a square top (_face_ok)
+        inferred.update(i for i, f in enumerate(kept) if f.value == 2
+                        and _off_centre(body, f.cx / k, f.cy / k, a / k) > TWO_OFF_CENTRE * a / k)
     if det.faint and a_px and cal.n_dice is not None and len(kept) < cal.n_dice:
         # a die short: maybe a glossy black die's one whose faint pip was refused as a little squashed
         for s in det.faint:
@@ -898,8 +902,12 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
             return False
     elif not on_die:
         return False
-    if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
-        return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
+    if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > TWO_OFF_CENTRE * a / k \
+            and not _square_top(gray, x, y, a / k, f.r / k):
+        # a two's middle is its die's: not a one-pip paired with a spot on the bevel. Unless it is the
+        # middle of a flat square top (_square_top): a black die on dark felt, whose shadow the body
+        # map takes for die, puts the body's middle aside (such a two is tilt-gated as inferred)
+        return False
     if f.value == 2 and f.a < ONE_IN_TWO * a and _one_in_two(f, k, frame, gray, a):
         return False  # a one-pip paired with a pip of a side face beside it: the one comes next
     if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark, gray):
@@ -907,6 +915,11 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     if f.value >= 2 and not _holes_plain(frame, f, k, gray):
         return False  # a pip where the layout has none (a five read as a four): no face
     return True
+
+
+#: _face_ok: a two's middle at most this many corner offsets from its die body's (_off_centre), or in
+#: the middle of a flat square top (_square_top)
+TWO_OFF_CENTRE = 0.8
 
 
 #: a two this much closer than a flat die's (its `f.a` over the corner offset) may be a one's pip

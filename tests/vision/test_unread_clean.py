@@ -17,6 +17,9 @@ CASES = [
     # a glossy black two at 45 degrees: one of its pips too wide (0.57 corner offsets) for the
     # second search's spots (reader.UNREAD_MAX_R), the other among two bevel glints
     (27000691, (640, 480), 5, 2, "a wide spot"),
+    # a black two on dark felt: the body map's middle (with the die's shadow) 0.90 corner offsets
+    # aside, while the two's middle is that of a flat square top (reader.TWO_OFF_CENTRE)
+    (29000156, (1280, 960), 5, 2, "two on a square top"),
 ]
 
 
