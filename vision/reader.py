@@ -181,6 +181,7 @@ class Detection:
     scale: float  # working copy = frame * scale
     a: float | None  # corner-pip offset in working pixels (known or measured)
     faint: tuple[Pip, ...] = ()  # light spots refused only as a little squashed (pips.SQUASHED_MIN)
+    weak: tuple[tuple[float, float], ...] = ()  # where faint big spots a little squashed were taken (BIG_SQUASHED)
 
 
 def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None,
@@ -208,6 +209,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         dark = np.zeros((wh, ww), np.uint8)
         light = np.zeros((wh, ww), np.uint8)
         spots: list[Pip] = []
+        weak: list[tuple[float, float]] = []  # where weak spots were added (working coordinates)
         maps: list[tuple] = []  # per search box: its origin, responses, images and mask (for a second look)
         want_dark, want_light = kinds != "light", kinds != "dark"
         kb = cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(1.1 * a), _odd(1.1 * a)))
@@ -251,8 +253,9 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         # light spots refused only as a little squashed (reader._faint_one may take one as a one-pip)
         faint = tuple(Pip(p.x + at[j][0], p.y + at[j][1], p.r, p.dark, p.contrast, p.round, p.elong)
                       for j, p in squashed if not p.dark)
-        big = iter(_big_spots_many([g for _, _, _, _, g, _, _ in maps], a) if want_dark else [])
-        for X0, Y0, X1, Y1, bh, th in hats_at:
+        weak_big: list[tuple[int, Pip]] = []  # (box, spot): faint big spots a little squashed
+        big = iter(_big_spots_many([g for _, _, _, _, g, _, _ in maps], a, weak_big) if want_dark else [])
+        for b, (X0, Y0, X1, Y1, bh, th) in enumerate(hats_at):
             if want_dark:
                 dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], bh)
             if want_light:
@@ -266,7 +269,9 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 # a big coloured one-pip (twice a pip's size) answers a wider centre-surround
                 found += [p for p in next(big)
                           if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
-            _add_spots(spots, found, X0, Y0, dark, light, 1.5)
+            added = _add_spots(spots, found, X0, Y0, dark, light, 1.5)
+            weak += [(q.x, q.y) for q in added for j, w in weak_big
+                     if j == b and q.dark and abs(q.x - w.x - X0) < 1e-6 and abs(q.y - w.y - Y0) < 1e-6]
     else:
         kernel = _odd(1.4 * a)  # wider than a pip, narrower than a die (its body must survive)
         if frame.ndim == 3:
@@ -278,6 +283,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             dark, light = hats(_scaled(frame, scale), kernel)
         spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
         faint = ()
+        weak = []
     # a top face is seen square-on (it is parallel to the sensor); squashed spots are on side faces: not pips
     # (a known size: a six's blurred columns are cut apart, so its pips may look a little squashed)
     min_el, min_round = (0.5, 0.6) if known else (0.6, 0.72)
@@ -301,7 +307,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     if not known:
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
         a = float(np.median(big)) if big else None
-    return Detection(faces, tuple(pips), g.leftover, scale, a, faint)
+    return Detection(faces, tuple(pips), g.leftover, scale, a, faint, tuple(weak))
 
 
 def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
@@ -319,8 +325,17 @@ def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
     return [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
 
 
-def _big_spots_many(gs: list[np.ndarray], a: float) -> list[list[Pip]]:
-    """[_big_spots(g, a) for g in gs], the halved boxes' spots in one pass (spots_at_many)."""
+#: _big_spots_many: a faint big spot (on a wholly even ring, pips.spots_at's t_even) refused only as not
+#: round enough (pips.EVEN_ELONG) is still taken from this elongation, as a weak one: a face of it is
+#: read only where the tilt model has no doubt (reader's FINE_GATE). A big red one-pip by the tray's
+#: wall, measured on the halved working copy (a few pixels across), read 0.78 (own seed 27,000,191)
+BIG_SQUASHED = 0.7
+
+
+def _big_spots_many(gs: list[np.ndarray], a: float, weak: list[tuple[int, Pip]] | None = None) -> list[list[Pip]]:
+    """[_big_spots(g, a) for g in gs], the halved boxes' spots in one pass (spots_at_many). With
+    `weak` (a list), faint big spots refused only as a little squashed (BIG_SQUASHED) are added to
+    their box's spots and reported there too, as (box index, spot)."""
     out: list[list[Pip] | None] = [None] * len(gs)
     jobs, at = [], []
     for i, g in enumerate(gs):
@@ -331,8 +346,15 @@ def _big_spots_many(gs: list[np.ndarray], a: float) -> list[list[Pip]]:
         half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
         jobs.append((spots_response(half, None, 1.1 * a)[0], True, None, half, T_EVEN, False))
         at.append(i)
-    for i, found in zip(at, spots_at_many(jobs, 0.4 * a, T_SPOT, ring=0.625 * a)):
+    squashed: list[tuple[int, Pip]] = []
+    for j, (i, found) in enumerate(zip(at, spots_at_many(jobs, 0.4 * a, T_SPOT, ring=0.625 * a,
+                                                          squashed=squashed if weak is not None else None))):
         out[i] = [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
+    for j, p in squashed:
+        if p.elong >= BIG_SQUASHED:
+            q = Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong)
+            out[at[j]].append(q)  # type: ignore[union-attr]
+            weak.append((at[j], q))  # type: ignore[union-attr]
     return out  # type: ignore[return-value]
 
 
@@ -468,6 +490,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             elif f.value == 1 and f.dark == g.dark and _round_pip(det, f) and _round_pip(det, g) and 0.75 < f.r / g.r < 1.33:
                 doubtful.add(i)  # two like round pips: maybe a two whose face check failed
     inferred: set[int] = set()  # kept faces read from faint evidence (_faint_one, _completed)
+    # a face with a faint big spot a little squashed (_big_spots_many's weak ones)
+    if det.weak:
+        inferred.update(i for i, f in enumerate(kept) if any(
+            abs(det.pips[j].x - x) < 1e-6 and abs(det.pips[j].y - y) < 1e-6 for j in f.pips for x, y in det.weak))
     if body is not None and a_px:
         # a two whose die body's middle lies aside, taken as the middle of a square top (_face_ok)
         inferred.update(i for i, f in enumerate(kept) if f.value == 2
