@@ -584,7 +584,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             if f is None:
                 # a bevel's glints found beside the pips: some of the spots may read as a face
                 f = _completed_sub(c, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
-            if f is None and len(c) <= 3:
+            if f is None and len(c) <= FAINT_AMONG:
                 # one spot of them a faint one (the others a bevel's glints beside it): only when
                 # exactly one reads so. (A spot detect found too, that a face dropped for a stronger
                 # one took, is itself no other spot near it)
@@ -782,6 +782,10 @@ T_UNREAD = 20.0
 UNREAD_SPOTTED = 0.3
 #: ... and its spots' largest radius, in corner offsets
 UNREAD_MAX_R = 0.7
+#: ... and of how many spots that make no face one may be read as a faint one (_faint_one; the others a
+#: glossy black top's glints where it meets the bevel: at a one's four corners, 1.4-1.6 corner offsets
+#: from its pip, as own seeds 29,000,067 and 29,000,651 by the tray's wall)
+FAINT_AMONG = 5
 
 
 def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: list | None,

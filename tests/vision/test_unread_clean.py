@@ -23,6 +23,10 @@ CASES = [
     # a black two on dark felt: the body map's middle (with the die's shadow) 0.90 corner offsets
     # aside, while the two's middle is that of a flat square top (reader.TWO_OFF_CENTRE)
     (29000156, (1280, 960), 5, 2, "two on a square top"),
+    # glossy black ones by the tray's wall: a faint pip among four glints where the grey-shining top
+    # meets the bevel (five spots making no face); exactly one of them reads as a faint one
+    (29000067, (640, 480), 6, 1, "a faint one among glints"),
+    (29000651, (640, 480), 8, 1, "a faint one among glints"),
 ]
 
 
@@ -41,5 +45,7 @@ def test_a_face_from_weak_evidence_is_tilt_gated(seed: int, size: tuple[int, int
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reader, "FINE_GATE", -1.0)  # every score "in doubt"
     r, t = _bench_like(seed, size, n)
-    assert r.verdict == "reroll" and r.reasons == ("cocked",), f"seed {seed} ({why})"
-    assert [d.why for d in r.dice if d.status != "ok"] == ["tilt 0.000, faint pips"]
+    assert r.verdict == "reroll" and "cocked" in r.reasons, f"seed {seed} ({why})"
+    assert "tilt 0.000, faint pips" in [d.why for d in r.dice if d.status == "cocked"]
+    # the die read from weak evidence is not among the dice read
+    assert [d.value for d in r.dice if d.status == "ok"].count(face) < list(t.values).count(face)
