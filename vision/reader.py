@@ -181,6 +181,7 @@ class Detection:
     scale: float  # working copy = frame * scale
     a: float | None  # corner-pip offset in working pixels (known or measured)
     faint: tuple[Pip, ...] = ()  # light spots refused only as a little squashed (pips.SQUASHED_MIN)
+    weak: tuple[tuple[float, float], ...] = ()  # where faint big spots a little squashed were taken (BIG_SQUASHED)
 
 
 def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, int, int, int]] | None = None,
@@ -208,6 +209,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         dark = np.zeros((wh, ww), np.uint8)
         light = np.zeros((wh, ww), np.uint8)
         spots: list[Pip] = []
+        weak: list[tuple[float, float]] = []  # where weak spots were added (working coordinates)
         maps: list[tuple] = []  # per search box: its origin, responses, images and mask (for a second look)
         want_dark, want_light = kinds != "light", kinds != "dark"
         kb = cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(1.1 * a), _odd(1.1 * a)))
@@ -251,8 +253,9 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
         # light spots refused only as a little squashed (reader._faint_one may take one as a one-pip)
         faint = tuple(Pip(p.x + at[j][0], p.y + at[j][1], p.r, p.dark, p.contrast, p.round, p.elong)
                       for j, p in squashed if not p.dark)
-        big = iter(_big_spots_many([g for _, _, _, _, g, _, _ in maps], a) if want_dark else [])
-        for X0, Y0, X1, Y1, bh, th in hats_at:
+        weak_big: list[tuple[int, Pip]] = []  # (box, spot): faint big spots a little squashed
+        big = iter(_big_spots_many([g for _, _, _, _, g, _, _ in maps], a, weak_big) if want_dark else [])
+        for b, (X0, Y0, X1, Y1, bh, th) in enumerate(hats_at):
             if want_dark:
                 dark[Y0:Y1, X0:X1] = np.maximum(dark[Y0:Y1, X0:X1], bh)
             if want_light:
@@ -266,7 +269,9 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
                 # a big coloured one-pip (twice a pip's size) answers a wider centre-surround
                 found += [p for p in next(big)
                           if p.r >= 0.5 * a and not any(math.hypot(p.x - q.x, p.y - q.y) < 0.7 * a for q in found)]
-            _add_spots(spots, found, X0, Y0, dark, light, 1.5)
+            added = _add_spots(spots, found, X0, Y0, dark, light, 1.5)
+            weak += [(q.x, q.y) for q in added for j, w in weak_big
+                     if j == b and q.dark and abs(q.x - w.x - X0) < 1e-6 and abs(q.y - w.y - Y0) < 1e-6]
     else:
         kernel = _odd(1.4 * a)  # wider than a pip, narrower than a die (its body must survive)
         if frame.ndim == 3:
@@ -278,6 +283,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
             dark, light = hats(_scaled(frame, scale), kernel)
         spots = find_pips(dark, light, min_r=max(1.0, 0.1 * a), max_r=0.7 * a, t_low=14.0, min_round=0.6, min_elong=0.3)
         faint = ()
+        weak = []
     # a top face is seen square-on (it is parallel to the sensor); squashed spots are on side faces: not pips
     # (a known size: a six's blurred columns are cut apart, so its pips may look a little squashed)
     min_el, min_round = (0.5, 0.6) if known else (0.6, 0.72)
@@ -301,7 +307,7 @@ def detect(frame: np.ndarray, a_px: float, known: bool, rois: list[tuple[int, in
     if not known:
         big = [f.a for f in faces if f.value >= 4] or [f.a for f in faces if f.value >= 2]
         a = float(np.median(big)) if big else None
-    return Detection(faces, tuple(pips), g.leftover, scale, a, faint)
+    return Detection(faces, tuple(pips), g.leftover, scale, a, faint, tuple(weak))
 
 
 def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
@@ -319,8 +325,17 @@ def _big_spots(g: np.ndarray, a: float) -> list[Pip]:
     return [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
 
 
-def _big_spots_many(gs: list[np.ndarray], a: float) -> list[list[Pip]]:
-    """[_big_spots(g, a) for g in gs], the halved boxes' spots in one pass (spots_at_many)."""
+#: _big_spots_many: a faint big spot (on a wholly even ring, pips.spots_at's t_even) refused only as not
+#: round enough (pips.EVEN_ELONG) is still taken from this elongation, as a weak one: a face of it is
+#: read only where the tilt model has no doubt (reader's FINE_GATE). A big red one-pip by the tray's
+#: wall, measured on the halved working copy (a few pixels across), read 0.78 (own seed 27,000,191)
+BIG_SQUASHED = 0.7
+
+
+def _big_spots_many(gs: list[np.ndarray], a: float, weak: list[tuple[int, Pip]] | None = None) -> list[list[Pip]]:
+    """[_big_spots(g, a) for g in gs], the halved boxes' spots in one pass (spots_at_many). With
+    `weak` (a list), faint big spots refused only as a little squashed (BIG_SQUASHED) are added to
+    their box's spots and reported there too, as (box index, spot)."""
     out: list[list[Pip] | None] = [None] * len(gs)
     jobs, at = [], []
     for i, g in enumerate(gs):
@@ -331,8 +346,15 @@ def _big_spots_many(gs: list[np.ndarray], a: float) -> list[list[Pip]]:
         half = cv2.resize(g[:h // 2 * 2, :w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
         jobs.append((spots_response(half, None, 1.1 * a)[0], True, None, half, T_EVEN, False))
         at.append(i)
-    for i, found in zip(at, spots_at_many(jobs, 0.4 * a, T_SPOT, ring=0.625 * a)):
+    squashed: list[tuple[int, Pip]] = []
+    for j, (i, found) in enumerate(zip(at, spots_at_many(jobs, 0.4 * a, T_SPOT, ring=0.625 * a,
+                                                          squashed=squashed if weak is not None else None))):
         out[i] = [Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong) for p in found]
+    for j, p in squashed:
+        if p.elong >= BIG_SQUASHED:
+            q = Pip(2 * p.x + 0.5, 2 * p.y + 0.5, 2 * p.r, p.dark, p.contrast, p.round, p.elong)
+            out[at[j]].append(q)  # type: ignore[union-attr]
+            weak.append((at[j], q))  # type: ignore[union-attr]
     return out  # type: ignore[return-value]
 
 
@@ -468,6 +490,14 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             elif f.value == 1 and f.dark == g.dark and _round_pip(det, f) and _round_pip(det, g) and 0.75 < f.r / g.r < 1.33:
                 doubtful.add(i)  # two like round pips: maybe a two whose face check failed
     inferred: set[int] = set()  # kept faces read from faint evidence (_faint_one, _completed)
+    # a face with a faint big spot a little squashed (_big_spots_many's weak ones)
+    if det.weak:
+        inferred.update(i for i, f in enumerate(kept) if any(
+            abs(det.pips[j].x - x) < 1e-6 and abs(det.pips[j].y - y) < 1e-6 for j in f.pips for x, y in det.weak))
+    if body is not None and a_px:
+        # a two whose die body's middle lies aside, taken as the middle of a square top (_face_ok)
+        inferred.update(i for i, f in enumerate(kept) if f.value == 2
+                        and _off_centre(body, f.cx / k, f.cy / k, a / k) > TWO_OFF_CENTRE * a / k)
     if det.faint and a_px and cal.n_dice is not None and len(kept) < cal.n_dice:
         # a die short: maybe a glossy black die's one whose faint pip was refused as a little squashed
         for s in det.faint:
@@ -513,6 +543,19 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                     # top's corner meets the dark bevel) sits on no pip's place, and its contrast
                     # alike with the pips' kept group() from taking them: the pips alone may read
                     f = _completed_sub(c + more, det, k, a, frame, gray, body, a_px)
+            if f is None and body is not None and cal.pip_kinds != "dark" and not any(q.dark for q in c):
+                # its other pips may be too faint for detect's search (a glossy black three shining
+                # grey: only its middle pip found): light spots looked for again around the pips,
+                # with no ring asked (_unread_spots), read from their grid with them
+                # (only the search boxes that hold them: spots farther than a die's reach are not asked)
+                boxes = None if rois is None else [b for b in rois if any(
+                    b[0] <= q.x / k < b[2] and b[1] <= q.y / k < b[3] for q in c)]
+                more = _unread_spots(frame, det, k, a, boxes, changed, kept, [d for d in clusters if d is not c], c)
+                spots = c + [q for g in more for q in g if not any(math.hypot(q.x - p.x, q.y - p.y) < 0.5 * a for p in c)]
+                if len(spots) > len(c):
+                    f = _completed(spots, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
+                    if f is None:
+                        f = _completed_sub(spots, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
             if f is None:
                 rest.append(c)
             else:
@@ -541,7 +584,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             if f is None:
                 # a bevel's glints found beside the pips: some of the spots may read as a face
                 f = _completed_sub(c, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
-            if f is None and len(c) <= 3:
+            if f is None and len(c) <= FAINT_AMONG:
                 # one spot of them a faint one (the others a bevel's glints beside it): only when
                 # exactly one reads so. (A spot detect found too, that a face dropped for a stronger
                 # one took, is itself no other spot near it)
@@ -738,15 +781,24 @@ T_UNREAD = 20.0
 #: ... and a grid place holding one of its spots is a pip from this share of _completed's step (over
 #: COMPLETE_HOLE: a place is still either a pip or a hole)
 UNREAD_SPOTTED = 0.3
+#: ... and its spots' largest radius, in corner offsets
+UNREAD_MAX_R = 0.7
+#: ... and of how many spots that make no face one may be read as a faint one (_faint_one; the others a
+#: glossy black top's glints where it meets the bevel: at a one's four corners, 1.4-1.6 corner offsets
+#: from its pip, as own seeds 29,000,067 and 29,000,651 by the tray's wall)
+FAINT_AMONG = 5
 
 
 def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: list | None,
-                  changed: np.ndarray | None, kept: list[Face], clusters: list[list[Pip]]) -> list[list[Pip]]:
+                  changed: np.ndarray | None, kept: list[Face], clusters: list[list[Pip]],
+                  around: list[Pip] | None = None) -> list[list[Pip]]:
     """Light spots (working coordinates) that detect's search did not find or no face took, found
     again with no plain ring asked and from T_UNREAD up, in the search boxes and where the frame
     differs from the empty tray, away from every kept face (its top and the side faces it may show
     within 3.2 corner offsets: _kept_own) and loose pip (3.0),
-    grouped as loose pips are (3.0 corner offsets). Round spots of a pip's size only, as detect's."""
+    grouped as loose pips are (3.0 corner offsets). Round spots of a pip's size only, as detect's (up to
+    UNREAD_MAX_R: a glossy pip's lit dimple blurs wide). With `around` (a cluster of loose pips, not
+    among `clusters`): only the spots within 3.0 corner offsets of its pips."""
     if frame.ndim != 3:
         return []
     H, W = frame.shape[:2]
@@ -769,10 +821,12 @@ def _unread_spots(frame: np.ndarray, det: Detection, k: float, a: float, rois: l
             where = cv2.resize(sub.astype(np.uint8), (X1 - X0, Y1 - Y0), interpolation=cv2.INTER_NEAREST) > 0
         for q in spots_at(l, False, 0.38 * a, T_UNREAD, where):
             q = replace(q, x=q.x + X0, y=q.y + Y0)
-            if q.elong < 0.5 or q.round < 0.6 or q.r < 0.12 * a or q.r >= BIG_PIP * a:
+            if q.elong < 0.5 or q.round < 0.6 or q.r < 0.12 * a or q.r >= UNREAD_MAX_R * a:
                 continue
             if any(_kept_own(q, f, a, nadir) for f in kept) or any(
                     math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for c in clusters for p in c):
+                continue
+            if around is not None and not any(math.hypot(q.x - p.x, q.y - p.y) < 3.0 * a for p in around):
                 continue
             if any(math.hypot(q.x - p.x, q.y - p.y) < 0.5 * a for p in found):
                 continue
@@ -879,8 +933,12 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
             return False
     elif not on_die:
         return False
-    if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > 0.8 * a / k:
-        return False  # a two's middle is its die's: not a one-pip paired with a spot on the bevel
+    if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > TWO_OFF_CENTRE * a / k \
+            and not _square_top(gray, x, y, a / k, f.r / k):
+        # a two's middle is its die's: not a one-pip paired with a spot on the bevel. Unless it is the
+        # middle of a flat square top (_square_top): a black die on dark felt, whose shadow the body
+        # map takes for die, puts the body's middle aside (such a two is tilt-gated as inferred)
+        return False
     if f.value == 2 and f.a < ONE_IN_TWO * a and _one_in_two(f, k, frame, gray, a):
         return False  # a one-pip paired with a pip of a side face beside it: the one comes next
     if f.value == 1 and not _lone_pip(frame, x, y, a / k, f.r / k, f.dark, gray):
@@ -888,6 +946,11 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     if f.value >= 2 and not _holes_plain(frame, f, k, gray):
         return False  # a pip where the layout has none (a five read as a four): no face
     return True
+
+
+#: _face_ok: a two's middle at most this many corner offsets from its die body's (_off_centre), or in
+#: the middle of a flat square top (_square_top)
+TWO_OFF_CENTRE = 0.8
 
 
 #: a two this much closer than a flat die's (its `f.a` over the corner offset) may be a one's pip
