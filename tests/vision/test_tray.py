@@ -175,29 +175,18 @@ def test_keep_zone_found_through_a_broken_outline(gaps: bool) -> None:
     assert abs(min(ys) - 80) < 10 and abs(max(ys) - 400) < 10
 
 
-def test_keep_zone_of_cream_on_a_beige_table() -> None:
-    """A rendered cream keep-zone sheet on a beige wooden table (own seed 22,001,277, 640x480): its
-    outline closes only at the lowest edge threshold (ZONE_EDGE_STEPS' 0.3); the zone found is the
-    sheet."""
-    rng = np.random.default_rng(22_001_277)
-    sc = synthetic.random_scene(rng, 8, (640, 480), "clean")
-    assert sc.keep_zone is not None
-    empty = synthetic.render_empty(sc)
-    zone = tray.find_keep_zone(empty, tray.find_floor(empty))
-    assert zone is not None
-    found, truth = tray.mask(zone, (640, 480)), tray.mask(sc.keep_zone, (640, 480))
-    assert (found & truth).sum() / (found | truth).sum() > 0.8
-
-
-@pytest.mark.parametrize("seed, n", [
-    (27_000_161, 8),  # a cream sheet on a pale grey table, its left side near the table's white
-    (26_000_483, 6),  # a pale sheet on a pale table: the grain ate into the region the outline encloses
+@pytest.mark.parametrize("seed, n, min_iou", [
+    # a cream sheet on a beige wooden table: its outline closes only at the lowest edge threshold
+    # (ZONE_EDGE_STEPS' 0.3)
+    (22_001_277, 8, 0.8),
+    # no stronger than the table's grain in places, so closing at none of ZONE_EDGE_STEPS: found by the
+    # edge strength averaged along straight segments, each side where that peaks (the set-aside dice
+    # there were read as off the tray)
+    (27_000_161, 8, 0.85),  # a cream sheet on a pale grey table, its left side near the table's white
+    (26_000_483, 6, 0.85),  # a pale sheet on a pale table: the grain ate into the region the outline encloses
 ])
-def test_keep_zone_with_a_faint_outline_by_its_straight_sides(seed: int, n: int) -> None:
-    """Rendered pale keep zones on pale tables (own seeds, 640x480) whose outline is no stronger than
-    the table's grain in places, so it does not close at any of ZONE_EDGE_STEPS: found by the edge
-    strength averaged along straight segments, each side where that peaks (the set-aside dice there
-    were read as off the tray)."""
+def test_a_pale_keep_zone_on_a_pale_table_is_the_sheet(seed: int, n: int, min_iou: float) -> None:
+    """Rendered pale keep-zone sheets on pale tables (own seeds, 640x480): the zone found is the sheet."""
     rng = np.random.default_rng(seed)
     sc = synthetic.random_scene(rng, n, (640, 480), "clean")
     assert sc.keep_zone is not None
@@ -205,7 +194,7 @@ def test_keep_zone_with_a_faint_outline_by_its_straight_sides(seed: int, n: int)
     zone = tray.find_keep_zone(empty, tray.find_floor(empty))
     assert zone is not None
     found, truth = tray.mask(zone, (640, 480)), tray.mask(sc.keep_zone, (640, 480))
-    assert (found & truth).sum() / (found | truth).sum() > 0.85
+    assert (found & truth).sum() / (found | truth).sum() > min_iou
 
 
 def test_a_keep_zone_beside_a_rim_does_not_take_in_the_table_between() -> None:
