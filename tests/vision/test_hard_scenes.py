@@ -66,8 +66,8 @@ def test_once_refused_scenes_read_exactly(seed: int, size: tuple[int, int], n: i
 def test_a_flat_black_two_over_the_twos_cut_is_a_reroll_not_a_wrong_face() -> None:
     """Own seed 5,000,526 (black dice on dark felt) once read exactly (its one by its square top).
     The tilt model with the neighbour map scores its flat black two 0.25, over the twos' cut (0.15,
-    which catches cocked dice read as twos: 8 of the 11 cocked scenes the threshold alone let
-    through on the cuts' own scenes): the throw is refused, a reroll, never a wrong face."""
+    which catches cocked dice read as twos, steep faces that score low: tilt.BY_VALUE): the throw is
+    refused, a reroll, never a wrong face."""
     r, t = _bench_like(5000526, (1280, 960), 8)
     assert t.verdict == "ok" and 2 in t.values
     assert r.verdict == "reroll" and r.reasons == ("cocked",), [(d.value, d.status, d.why) for d in r.dice]
