@@ -116,9 +116,11 @@ SHRUNK_FINE_FLAT = 0.985
 #: size ends, along 12 of 16 rays) and its pips measure SHRUNK_FINE_FLAT or more of the other dice's
 #: spacing at full resolution (fine_spacing). On the reader's faces of 4,200 own scenes (clean and
 #: cocked: seeds 22,000,000 up 2,000, 24,000,000 up 600, 25,000,000 up 600 cocked, 25,100,000 up 600
-#: clean, 27,000,000 up 800, 28,000,000 up 800) 29 twos scored in that band: all 25 cocked ones
-#: (mostly an upturned side face, or a steep top, read as a two) fail the square top, and so does
-#: no flat one but two of four (22,001,900 and 25,100,358: 0.16 and 0.41, measuring 0.994 and 0.999).
+#: clean, 27,000,000 up 800, 28,000,000 up 800) 26 twos scored in that band. None of the 21 cocked
+#: ones (mostly an upturned side face, or a steep top, read as a two) shows the square top, nor a
+#: flat one misread as a two (25,000,431); of the 4 flat twos, 2 do (22,001,900 and 25,100,358:
+#: scored 0.16 and 0.41, measuring 0.994 and 0.999; 28,000,230 and 28,000,737, a blue die showing
+#: its side face and a glossy black one, do not).
 #: (Fives: the one flat five seen over its cut, 24,000,431, scored over THRESHOLD.)
 TWO_SQUARE_FLAT = (2,)
 
