@@ -618,7 +618,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
             # tilt model alone caught every cocked six this rule did: 32 of 39, seeds 3,000,000 up)
             status, why = "cocked", "aniso"
         elif tilt_why := cocked_reason(p_cocked, f.value, f.a / a,  # vision.tilt: score, or a shrunk two/three
-                                       lambda: fine_spacing(frame, f, k, gray, kept, scales)):
+                                       lambda: fine_spacing(frame, f, k, gray, kept, scales),
+                                       lambda: _square_top(gray, x, y, a / k, f.r / k)):
             status, why = "cocked", tilt_why
         elif f.value >= 4 and p_cocked >= FINE_GATE and (q := fine_aniso(frame, f, k, gray)) is not None and q < (
                 FINE_SQUARE if f.a / k >= FINE_MIN_A else FINE_SQUARE_SMALL):

@@ -2,8 +2,10 @@
 
 `cocked_scores(frame, centers, die_px, nadir, angles)` gives each die (found by the reader from
 its pips: the top face's centre and, for 2-6, its yaw) a probability that it is cocked; the
-reader calls a die cocked when `cocked_reason(score, value, grown)` gives a reason: the score is
->= THRESHOLD (or a lower cut for some faces, BY_VALUE), or a two's or three's face is shrunk.
+reader calls a die cocked when `cocked_reason(score, value, grown, fine, square)` gives a reason: the
+score is >= THRESHOLD (or a lower cut for some faces, BY_VALUE), or a two's or three's face is
+shrunk; each of the last two is checked by a look at the frame's own resolution (SHRUNK_FINE_FLAT,
+TWO_SQUARE_FLAT).
 
 How: every die is cut out of the frame as a small grey patch (PATCH x PATCH pixels, the die's top
 face DIE pixels wide: shrunk by a whole factor by area averaging, then turned and scaled by one
@@ -110,6 +112,19 @@ SHRUNK = {2: 0.92, 3: 0.94}
 #: called cocked were those two. (A like second look cannot free flat twos from the twos' score cut, BY_VALUE:
 #: cocked twos scored 0.15-0.48 there measure up to 1.2, as high as flat ones.)
 SHRUNK_FINE_FLAT = 0.985
+#: the faces whose cut (BY_VALUE) lies under THRESHOLD that a flat square top frees from it: a two
+#: scored BY_VALUE[2] to THRESHOLD is flat when the reader finds a flat square top of a die's size
+#: around its middle (its _square_top: the face's even tone ends where a square of the flat top's
+#: size ends, along 12 of 16 rays) and its pips measure SHRUNK_FINE_FLAT or more of the other dice's
+#: spacing at full resolution (fine_spacing). On the reader's faces of 4,200 own scenes (clean and
+#: cocked: seeds 22,000,000 up 2,000, 24,000,000 up 600, 25,000,000 up 600 cocked, 25,100,000 up 600
+#: clean, 27,000,000 up 800, 28,000,000 up 800) 26 twos scored in that band. None of the 21 cocked
+#: ones (mostly an upturned side face, or a steep top, read as a two) shows the square top, nor a
+#: flat one misread as a two (25,000,431); of the 4 flat twos, 2 do (22,001,900 and 25,100,358:
+#: scored 0.16 and 0.41, measuring 0.994 and 0.999; 28,000,230 and 28,000,737, a blue die showing
+#: its side face and a glossy black one, do not).
+#: (Fives: the one flat five seen over its cut, 24,000,431, scored over THRESHOLD.)
+TWO_SQUARE_FLAT = (2,)
 
 _model: dict | None = None
 
@@ -153,14 +168,20 @@ def threshold_for(value: int | None) -> float:
 
 
 def cocked_reason(score: float, value: int | None, grown: float | None = None,
-                  fine: Callable[[], float | None] | None = None) -> str:
+                  fine: Callable[[], float | None] | None = None,
+                  square: Callable[[], bool] | None = None) -> str:
     """Why a die is cocked ("" when it lies flat, as far as this can tell): its score (from
     cocked_scores) at least threshold_for(value), or, for a two or a three, its face shrunk
     (grown: the face's pip spacing over a flat die's, None when unknown) under SHRUNK, unless
     `fine` (asked only then: the same spacing measured at the frame's own resolution, the
-    reader's fine_spacing; None when it cannot measure) says it is not: SHRUNK_FINE_FLAT or more."""
+    reader's fine_spacing; None when it cannot measure) says it is not: SHRUNK_FINE_FLAT or more.
+    A two the twos' cut alone calls cocked (its score under THRESHOLD) is flat when `square` (the
+    reader's look for a flat square top of a die's size around its middle) says so and `fine`
+    measures it SHRUNK_FINE_FLAT or more (TWO_SQUARE_FLAT; each asked only then)."""
     if score >= threshold_for(value):
-        return f"tilt {score:.2f}"
+        if not (value in TWO_SQUARE_FLAT and score < THRESHOLD and square is not None and fine is not None
+                and square() and (q := fine()) is not None and q >= SHRUNK_FINE_FLAT):
+            return f"tilt {score:.2f}"
     if grown is not None and value in SHRUNK and grown < SHRUNK[value]:
         q = fine() if fine is not None else None
         if q is None or q < SHRUNK_FINE_FLAT:

@@ -52,6 +52,9 @@ def _bench_like(seed: int, size: tuple[int, int], n: int, condition: str = "clea
     # tilt.SHRUNK), scored 0.000: at full resolution they measure 0.997 and 0.994 (SHRUNK_FINE_FLAT)
     (27000162, (1280, 960), 5, "shrunk, not at full resolution"),
     (27000627, (640, 480), 6, "shrunk, not at full resolution"),
+    # a flat blue two by another die, scored 0.16: over the twos' cut (0.15) but under THRESHOLD;
+    # it shows a flat square top and measures 0.994 at full resolution (tilt.TWO_SQUARE_FLAT)
+    (22001900, (1280, 960), 8, "a two's square top"),
     # a cream keep zone on a pale grey table whose outline never closed: its three set-aside dice were
     # off the tray (tray.find_keep_zone's straight-sides pass)
     (27000161, (640, 480), 8, "faint keep zone"),
@@ -73,6 +76,18 @@ def test_a_flat_black_two_over_the_twos_cut_is_a_reroll_not_a_wrong_face() -> No
     assert r.verdict == "reroll" and r.reasons == ("cocked",), [(d.value, d.status, d.why) for d in r.dice]
     assert [d.why for d in r.dice if d.status != "ok"] == ["tilt 0.25"]
     assert sorted(d.value for d in r.dice if d.status == "ok") == sorted(v for v in t.values if v != 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed, size, n, score", [(25000202, (1280, 960), 8, "0.16"), (27000399, (640, 480), 6, "0.18")])
+def test_a_cocked_two_under_the_threshold_stays_cocked(seed: int, size: tuple[int, int], n: int, score: str) -> None:
+    """Cocked dice read as twos scored between the twos' cut and THRESHOLD (an upturned side face,
+    a steep top) show no flat square top, so tilt.TWO_SQUARE_FLAT does not free them: a reroll.
+    (27,000,399 measures 0.977 at full resolution, under SHRUNK_FINE_FLAT too.)"""
+    r, t = _bench_like(seed, size, n, "cocked")
+    assert t.verdict == "reroll"
+    assert r.verdict == "reroll" and "cocked" in r.reasons, [(d.value, d.status, d.why) for d in r.dice]
+    assert f"tilt {score}" in [d.why for d in r.dice]
 
 
 @pytest.mark.slow

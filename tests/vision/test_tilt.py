@@ -195,6 +195,28 @@ def test_a_shrunk_face_the_full_resolution_measure_calls_flat_is_not_cocked():
     assert len(asked) == 4  # not asked where SHRUNK does not decide
 
 
+def test_a_two_the_twos_cut_calls_is_flat_with_a_square_top_measuring_flat():
+    """TWO_SQUARE_FLAT: a two scored from the twos' cut to THRESHOLD is flat when the reader finds a
+    flat square top around it and its pips measure flat at full resolution; both are asked only then."""
+    asked = []
+    def look(name, v):
+        return lambda: asked.append(name) or v
+    cut = tilt.threshold_for(2)
+    assert cut < 0.3 < tilt.THRESHOLD
+    assert tilt.cocked_reason(0.3, 2, 1.0, look("fine", 0.99), look("square", True)) == ""
+    assert asked == ["square", "fine"]
+    assert tilt.cocked_reason(0.3, 2, 1.0, look("fine", 0.99), look("square", False)).startswith("tilt")
+    assert tilt.cocked_reason(0.3, 2, 1.0, look("fine", 0.97), look("square", True)).startswith("tilt")
+    assert tilt.cocked_reason(0.3, 2, 1.0, look("fine", None), look("square", True)).startswith("tilt")
+    assert tilt.cocked_reason(0.3, 2, 1.0, look("fine", 0.99)).startswith("tilt")  # no square look: the cut
+    del asked[:]
+    # over THRESHOLD, under the cut, and for other faces: not asked
+    assert tilt.cocked_reason(tilt.THRESHOLD, 2, 1.0, look("fine", 0.99), look("square", True)).startswith("tilt")
+    assert tilt.cocked_reason(0.3, 5, 1.0, look("fine", 0.99), look("square", True)).startswith("tilt")
+    assert tilt.cocked_reason(cut / 2, 2, 1.0, look("fine", 0.99), look("square", True)) == ""
+    assert asked == []
+
+
 def test_neighbour_map_marks_the_other_dice_in_the_patch_frame():
     """A die's neighbour map covers where the other dice's top faces lie in its turned patch, not
     the die itself; by default the other dice are the other centres given; a mirror flips it."""
