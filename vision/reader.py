@@ -954,11 +954,14 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
 TWO_OFF_CENTRE = 0.8
 
 
-#: a two this much closer than a flat die's (its `f.a` over the corner offset) may be a one's pip
-#: paired with a pip of a side face that perspective shows beside it (_one_in_two): the pair stands
-#: 2.3-2.6 corner offsets apart (0.82-0.92 of a two's diagonal), and the tilt model, centred between
-#: them, calls the "two" cocked (own-seed 3,000,130 and 3,000,691: flat ones read as cocked twos)
-ONE_IN_TWO = 0.95
+#: a two up to this share of a flat die's spacing (its `f.a` over the corner offset) may be a one's
+#: pip paired with a pip of a side face that perspective shows beside it (_one_in_two), and the tilt
+#: model, centred between them, calls the "two" cocked: the pair stands 2.3-2.6 corner offsets apart
+#: (0.82-0.92 of a two's diagonal: own seeds 3,000,130 and 3,000,691, flat ones read as cocked twos),
+#: or, by the frame's edge where the side face shows deep, a whole diagonal (own mirror seed
+#: 22,001,096: a green one at 1.02; the limit was 0.95). A flat two's corner pips have no square top
+#: around them, so checking every two up to 1.2 changed nothing else on the 2,000 mirror scenes.
+ONE_IN_TWO = 1.2
 
 
 def _one_in_two(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, a: float) -> bool:

@@ -55,6 +55,9 @@ def _bench_like(seed: int, size: tuple[int, int], n: int, condition: str = "clea
     # a flat blue two by another die, scored 0.16: over the twos' cut (0.15) but under THRESHOLD;
     # it shows a flat square top and measures 0.994 at full resolution (tilt.TWO_SQUARE_FLAT)
     (22001900, (1280, 960), 8, "a two's square top"),
+    # a green one by the frame's edge, its pip paired with a pip of the side face it shows there into
+    # a "two" a flat two's size (1.02), which the tilt model called cocked (reader.ONE_IN_TWO)
+    (22001096, (1280, 960), 8, "a one, not a two with a side face's pip"),
     # a cream keep zone on a pale grey table whose outline never closed: its three set-aside dice were
     # off the tray (tray.find_keep_zone's straight-sides pass)
     (27000161, (640, 480), 8, "faint keep zone"),
