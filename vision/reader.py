@@ -525,7 +525,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                     doubtful.add(i)
                 break
     # pips no face explains and no side face explains: a die that cannot be read
-    loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in kept)]
+    # (within 3.2 corner offsets of a kept face's middle, or on its die's side face: a flat die shows a
+    # sliver of side face towards the camera's nadir, as deep as its distance from the nadir makes it)
+    nadir = ((gray.shape[1] - 1) / 2.0 * k, (gray.shape[0] - 1) / 2.0 * k)  # (vision.tilt's), working coordinates
+    loose = [p for p in loose if not any(_near_own(p.x, p.y, f, nadir, 3.2 * a, a) for f in kept)]
     clusters = _cluster(loose, a)
     if clusters and a_px:
         # light pips of a die that make no face: a glossy black die whose other pips are too faint
@@ -640,6 +643,43 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         y = float(np.mean([q.y for q in c])) / k
         dice.append(DieReading(None, (x, y), "off_tray" if _off_tray(cal, x, y, die) else "unreadable", "loose pips"))
     return dice, ()
+
+
+#: _near_own: a flat die shows a sliver of the side faces turned towards the camera's nadir, as deep as the
+#: top's distance from the nadir times the die's height over the camera's above it (the camera is 26-38
+#: dice above the floor in our renders; over 25: SLIVER 1/24 at most). A pip of such a side face lies, from
+#: the top's middle, 1.95 corner offsets out along the side's normal (at any yaw: a one's is not known),
+#: up to 1 along the side, and 1/2 -+ 1/3.9 of the way across the sliver (SIDE_ROWS: from a camera 38 dice
+#: up, the sliver is 0.65 of SLIVER's). A loose pip within SIDE_TOL corner offsets of such a place is the
+#: die's own. A cocked die shows a deeper side face, its pips farther out (own mirror seeds 22,000,027,
+#: 344, 946, 1433, 1454, 1619, 1865, 1993: 0.45-0.65 corner offsets from any such place)
+SLIVER = 1.0 / 24.0
+SIDE_ROWS = (0.15, 0.76)
+SIDE_TOL = 0.3
+_SIDE_PHI = np.radians(np.arange(-90.0, 90.5, 2.0))[:, None, None]
+_SIDE_L = np.linspace(-1.0, 1.0, 21)[None, :, None]
+_SIDE_ALONG = 1.95 * np.cos(_SIDE_PHI) - _SIDE_L * np.sin(_SIDE_PHI)  # (yaw, place along the side, 1)
+_SIDE_ACROSS = 1.95 * np.sin(_SIDE_PHI) + _SIDE_L * np.cos(_SIDE_PHI)
+_SIDE_F = np.linspace(SIDE_ROWS[0], SIDE_ROWS[1], 13)[None, None, :]
+
+
+def _near_own(x: float, y: float, f: Face, nadir: tuple[float, float], reach: float, a: float) -> bool:
+    """Is (x, y) (working coordinates, `a` the corner offset) kept face `f`'s die's: within `reach` of its
+    top's middle, or where a pip of the side face a flat die shows towards the camera's `nadir` may lie
+    (SLIVER, SIDE_ROWS, SIDE_TOL: own mirror seed 22,000,691, a white one's side face's pips 3.5 corner
+    offsets from its pip, towards the nadir)?"""
+    dx, dy = x - f.cx, y - f.cy
+    if dx * dx + dy * dy < reach * reach:
+        return True
+    vx, vy = SLIVER * (nadir[0] - f.cx), SLIVER * (nadir[1] - f.cy)
+    v = math.hypot(vx, vy)
+    if v == 0.0:
+        return False
+    along, across = (dx * vx + dy * vy) / v / a, (dy * vx - dx * vy) / v / a
+    if along <= 0.0 or along > 2.2 + SIDE_ROWS[1] * v / a + SIDE_TOL:  # (beyond every such place)
+        return False
+    d2 = (_SIDE_ALONG + _SIDE_F * (v / a) - along) ** 2 + (_SIDE_ACROSS - across) ** 2
+    return float(d2.min()) < SIDE_TOL * SIDE_TOL
 
 
 def _cluster(pips: list[Pip], a: float) -> list[list[Pip]]:
