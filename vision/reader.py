@@ -559,6 +559,11 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                     f = _completed(spots, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
                     if f is None:
                         f = _completed_sub(spots, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
+            if f is None and len(c) == 1 and not c[0].dark:
+                # a light one's pip that no face took as a faint spot lies near it (a glint on its top
+                # or bevel, under FAINT_HOLES of its contrast, alike enough for group() to call the one
+                # crowded: own seed 28,000,449): a one when the grid around it is plain (_faint_one)
+                f = _faint_one(c[0], det, kept, k, a, frame, gray, body, a_px, FAINT_HOLES)
             if f is None:
                 rest.append(c)
             else:
@@ -918,19 +923,23 @@ FAINT_SQUARE = 1.4
 
 
 def _faint_one(s: Pip, det: Detection, kept: list[Face], k: float, a: float, frame: np.ndarray, gray: np.ndarray,
-               body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+               body: tuple[np.ndarray, float] | None, a_px: float, fainter: float = 0.0) -> Face | None:
     """A one made of a faint light spot (working coordinates) that spots_at refused only as a little
     squashed (pips.SQUASHED_MIN to EVEN_ELONG: a glossy black die's lit dimple, a crescent at the
     working scale), when the frame is a die short. It must be alone (no face within 3.2 corner
     offsets, no other spot within 2.2), pass a one's face checks (_face_ok), sit in the middle of a
     flat square top of a die's size (_square_top) and leave the grid's eight other places of that
     square's yaw in the face's tone (FAINT_HOLES: a three or five whose faint corners were missed
-    is no one). A side face's pip is foreshortened: no square top around it."""
+    is no one). A side face's pip is foreshortened: no square top around it. `fainter`: `s` is one of
+    det.pips (a loose pip), and spots near it standing out less than this share of its contrast do not
+    count (the grid's places are measured)."""
     if any(math.hypot(f.cx - s.x, f.cy - s.y) < 3.2 * a for f in kept):
         return None
-    if any(math.hypot(p.x - s.x, p.y - s.y) < 2.2 * a for p in det.pips):
+    if any(p is not s and math.hypot(p.x - s.x, p.y - s.y) < 2.2 * a and p.contrast >= fainter * s.contrast
+           for p in det.pips):
         return None
-    f = Face(1, s.x, s.y, a, 0.0, s.r, False, 0.0, (len(det.pips),), single(s.x, s.y, a))
+    j = next((i for i, p in enumerate(det.pips) if p is s), len(det.pips))
+    f = Face(1, s.x, s.y, a, 0.0, s.r, False, 0.0, (j,), single(s.x, s.y, a))
     if not _face_ok(f, k, frame, gray, body, k * a_px):
         return None
     x, y, ak = s.x / k, s.y / k, a / k
