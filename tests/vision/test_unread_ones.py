@@ -17,6 +17,9 @@ GATED = [
     # a green die's white one-pip with a faint glint 1.7 corner offsets from it (0.27 of its contrast,
     # alike enough for the grouping to call the one crowded): a one on a plain grid (_faint_one)
     (28000449, (640, 480), 8, "a faint glint beside a one"),
+    # a blue one whose die's corner glints a two's diagonal from its pip; its top's square measures a
+    # little small (half side 1.4-1.55 corner offsets): a one, not a two in doubt
+    (33000700, (1280, 960), 8, "a glint at the die's corner"),
 ]
 
 
