@@ -26,7 +26,12 @@
    refused only as a little squashed may be a one in the middle of a plain square top
    (`_faint_one`). Still a die short, light spots are looked for again with no plain ring asked
    where nothing was read (`_unread_spots`: a six's or five's pips on a bright-shining top) and
-   read from their grid or as a faint one, inferred faces like the others.
+   read from their grid or as a faint one, inferred faces like the others. Flat ones: a lone light pip
+   kept from being a one only by a much fainter spot beside it is one when its grid is plain
+   (`_faint_one`); a one's die body's middle may lie a little farther aside towards the camera's
+   nadir (`_one_centred`); a glint a two's diagonal from a one's pip leaves the one in doubt only
+   when no square top (a little small) shows around the pip; all three inferred. Loose pips within
+   reach of a kept face's side face (towards the nadir, `_near_own`) are that die's.
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
@@ -495,9 +500,13 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         inferred.update(i for i, f in enumerate(kept) if any(
             abs(det.pips[j].x - x) < 1e-6 and abs(det.pips[j].y - y) < 1e-6 for j in f.pips for x, y in det.weak))
     if body is not None and a_px:
-        # a two whose die body's middle lies aside, taken as the middle of a square top (_face_ok)
+        # a two whose die body's middle lies aside, taken as the middle of a square top (_face_ok); a one
+        # whose body's middle lies aside towards the nadir (_one_centred), unless on a square top
         inferred.update(i for i, f in enumerate(kept) if f.value == 2
                         and _off_centre(body, f.cx / k, f.cy / k, a / k) > TWO_OFF_CENTRE * a / k)
+        inferred.update(i for i, f in enumerate(kept) if f.value == 1
+                        and _off_centre(body, f.cx / k, f.cy / k, a / k) > ONE_OFF_CENTRE * a / k
+                        and not _square_top(gray, f.cx / k, f.cy / k, a / k, f.r / k))
     if det.faint and a_px and cal.n_dice is not None and len(kept) < cal.n_dice:
         # a die short: maybe a glossy black die's one whose faint pip was refused as a little squashed
         for s in det.faint:
@@ -980,7 +989,7 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     # pips on bare felt (a pattern, a speck) have no die under them (a black die on black felt shows
     # only by its bevels and shadow, around its top face)
     on_die = body is None or _has_body(body, x, y, 1.1 * a / k) or _has_body(body, x, y, 2.0 * a / k, share=0.25)
-    if f.value == 1 and body is not None and not (on_die and _off_centre(body, x, y, a / k) <= 0.45 * a / k):
+    if f.value == 1 and body is not None and not (on_die and _one_centred(body, x, y, a / k, gray.shape)):
         # a lone spot not in the middle of a die (a pip on a side face, a speck), or on bare felt;
         # unless its own flat top shows around it: a black die on black felt hardly differs from
         # the empty tray, and the body map misses it or puts its middle aside
@@ -1452,8 +1461,40 @@ def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least:
     return float(_YAWS[best]) if near[best] >= SQUARE_RAYS and least * a <= half[best] <= 2.05 * a else None
 
 
+#: _one_centred: a one's die body's middle lies at most ONE_OFF_CENTRE corner offsets from its pip; or,
+#: towards the camera's nadir, up to ONE_TO_NADIR (an ellipse): where the body map misses part of the top
+#: (a white die on a white table, a black one by a dark rim) the side face a flat die shows towards the
+#: nadir, and its shadow, pull the middle that way (own seeds 22,001,395: 0.44 towards the nadir, 0.20
+#: across; 25,100,246: 0.44 and 0.11)
+ONE_OFF_CENTRE = 0.45
+ONE_TO_NADIR = 0.7
+
+
+def _one_centred(body: tuple[np.ndarray, float], x: float, y: float, a: float, shape: tuple[int, ...]) -> bool:
+    """Is a one's pip at (x, y) (frame pixels, `a` the corner offset) in the middle of its die's body
+    (ONE_OFF_CENTRE, ONE_TO_NADIR)? `shape`: the frame's (the nadir is taken at its middle)."""
+    v = _off_centre_vec(body, x, y, a)
+    if v is None:
+        return False
+    dx, dy = v[0] / a, v[1] / a
+    if dx * dx + dy * dy <= ONE_OFF_CENTRE * ONE_OFF_CENTRE:
+        return True
+    nx, ny = (shape[1] - 1) / 2.0 - x, (shape[0] - 1) / 2.0 - y
+    dn = math.hypot(nx, ny)
+    if dn == 0.0:
+        return False
+    along, across = (dx * nx + dy * ny) / dn, (dy * nx - dx * ny) / dn
+    return along > 0.0 and (along / ONE_TO_NADIR) ** 2 + (across / ONE_OFF_CENTRE) ** 2 <= 1.0
+
+
 def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) -> float:
     """How far (frame pixels) the middle of the die body around (x, y) lies from (x, y)."""
+    v = _off_centre_vec(body, x, y, a)
+    return float("inf") if v is None else math.hypot(*v)
+
+
+def _off_centre_vec(body: tuple[np.ndarray, float], x: float, y: float, a: float) -> tuple[float, float] | None:
+    """Where (frame pixels, from (x, y)) the middle of the die body around (x, y) lies; None if nowhere."""
     diff, s = body
     h, w = diff.shape
     cx, cy, r = x * s, y * s, max(2.0, 2.2 * a * s)
@@ -1463,8 +1504,8 @@ def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) ->
          & (diff[y0:y1, x0:x1] > 18))
     iy, ix = np.nonzero(m)  # (the pixels in raster order, as the grid's mask picked them)
     if len(ix) == 0:
-        return float("inf")
-    return math.hypot(float((ix + x0).mean()) - cx, float((iy + y0).mean()) - cy) / s
+        return None
+    return (float((ix + x0).mean()) - cx) / s, (float((iy + y0).mean()) - cy) / s
 
 
 def _read_free(gray: np.ndarray) -> tuple[list[DieReading], tuple[str, ...]]:
