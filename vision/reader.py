@@ -26,7 +26,12 @@
    refused only as a little squashed may be a one in the middle of a plain square top
    (`_faint_one`). Still a die short, light spots are looked for again with no plain ring asked
    where nothing was read (`_unread_spots`: a six's or five's pips on a bright-shining top) and
-   read from their grid or as a faint one, inferred faces like the others.
+   read from their grid or as a faint one, inferred faces like the others. Flat ones: a lone light pip
+   kept from being a one only by a much fainter spot beside it is one when its grid is plain
+   (`_faint_one`); a one's die body's middle may lie a little farther aside towards the camera's
+   nadir (`_one_centred`); a glint a two's diagonal from a one's pip leaves the one in doubt only
+   when no square top (a little small) shows around the pip; all three inferred. Loose pips within
+   reach of a kept face's side face (towards the nadir, `_near_own`) are that die's.
 4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 A wrong face reported as ok is the worst failure; every doubt becomes "reroll".
@@ -495,9 +500,13 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         inferred.update(i for i, f in enumerate(kept) if any(
             abs(det.pips[j].x - x) < 1e-6 and abs(det.pips[j].y - y) < 1e-6 for j in f.pips for x, y in det.weak))
     if body is not None and a_px:
-        # a two whose die body's middle lies aside, taken as the middle of a square top (_face_ok)
+        # a two whose die body's middle lies aside, taken as the middle of a square top (_face_ok); a one
+        # whose body's middle lies aside towards the nadir (_one_centred), unless on a square top
         inferred.update(i for i, f in enumerate(kept) if f.value == 2
                         and _off_centre(body, f.cx / k, f.cy / k, a / k) > TWO_OFF_CENTRE * a / k)
+        inferred.update(i for i, f in enumerate(kept) if f.value == 1
+                        and _off_centre(body, f.cx / k, f.cy / k, a / k) > ONE_OFF_CENTRE * a / k
+                        and not _square_top(gray, f.cx / k, f.cy / k, a / k, f.r / k))
     if det.faint and a_px and cal.n_dice is not None and len(kept) < cal.n_dice:
         # a die short: maybe a glossy black die's one whose faint pip was refused as a little squashed
         for s in det.faint:
@@ -522,10 +531,19 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 # (not when the one's pip is the middle of a flat die's square top: no two's pip is,
                 # and a one's pip with a side face's pip beside it is a one; _one_in_two)
                 if not _square_top(gray, f.cx / k, f.cy / k, a / k, f.r / k):
-                    doubtful.add(i)
+                    if _square_yaw(gray, f.cx / k, f.cy / k, a / k, f.r / k, FAINT_SQUARE) is None:
+                        doubtful.add(i)
+                    else:
+                        # a square top a little small (a bevel's shading: a two's corner pip has the
+                        # top's edge 0.95 corner offsets from it on two sides): a one whose die's corner
+                        # glints, a two's diagonal from its pip (own seed 33,000,700); inferred
+                        inferred.add(i)
                 break
     # pips no face explains and no side face explains: a die that cannot be read
-    loose = [p for p in loose if not any(math.hypot(p.x - f.cx, p.y - f.cy) < 3.2 * a for f in kept)]
+    # (within 3.2 corner offsets of a kept face's middle, or on its die's side face: a flat die shows a
+    # sliver of side face towards the camera's nadir, as deep as its distance from the nadir makes it)
+    nadir = ((gray.shape[1] - 1) / 2.0 * k, (gray.shape[0] - 1) / 2.0 * k)  # (vision.tilt's), working coordinates
+    loose = [p for p in loose if not any(_near_own(p.x, p.y, f, nadir, 3.2 * a, a) for f in kept)]
     clusters = _cluster(loose, a)
     if clusters and a_px:
         # light pips of a die that make no face: a glossy black die whose other pips are too faint
@@ -556,6 +574,11 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                     f = _completed(spots, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
                     if f is None:
                         f = _completed_sub(spots, det, k, a, frame, gray, body, a_px, UNREAD_SPOTTED)
+            if f is None and len(c) == 1 and not c[0].dark:
+                # a light one's pip that no face took as a faint spot lies near it (a glint on its top
+                # or bevel, under FAINT_HOLES of its contrast, alike enough for group() to call the one
+                # crowded: own seed 28,000,449): a one when the grid around it is plain (_faint_one)
+                f = _faint_one(c[0], det, kept, k, a, frame, gray, body, a_px, FAINT_HOLES)
             if f is None:
                 rest.append(c)
             else:
@@ -641,6 +664,43 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         y = float(np.mean([q.y for q in c])) / k
         dice.append(DieReading(None, (x, y), "off_tray" if _off_tray(cal, x, y, die) else "unreadable", "loose pips"))
     return dice, ()
+
+
+#: _near_own: a flat die shows a sliver of the side faces turned towards the camera's nadir, as deep as the
+#: top's distance from the nadir times the die's height over the camera's above it (the camera is 26-38
+#: dice above the floor in our renders; over 25: SLIVER 1/24 at most). A pip of such a side face lies, from
+#: the top's middle, 1.95 corner offsets out along the side's normal (at any yaw: a one's is not known),
+#: up to 1 along the side, and 1/2 -+ 1/3.9 of the way across the sliver (SIDE_ROWS: from a camera 38 dice
+#: up, the sliver is 0.65 of SLIVER's). A loose pip within SIDE_TOL corner offsets of such a place is the
+#: die's own. A cocked die shows a deeper side face, its pips farther out (own mirror seeds 22,000,027,
+#: 344, 946, 1433, 1454, 1619, 1865, 1993: 0.45-0.65 corner offsets from any such place)
+SLIVER = 1.0 / 24.0
+SIDE_ROWS = (0.15, 0.76)
+SIDE_TOL = 0.3
+_SIDE_PHI = np.radians(np.arange(-90.0, 90.5, 2.0))[:, None, None]
+_SIDE_L = np.linspace(-1.0, 1.0, 21)[None, :, None]
+_SIDE_ALONG = 1.95 * np.cos(_SIDE_PHI) - _SIDE_L * np.sin(_SIDE_PHI)  # (yaw, place along the side, 1)
+_SIDE_ACROSS = 1.95 * np.sin(_SIDE_PHI) + _SIDE_L * np.cos(_SIDE_PHI)
+_SIDE_F = np.linspace(SIDE_ROWS[0], SIDE_ROWS[1], 13)[None, None, :]
+
+
+def _near_own(x: float, y: float, f: Face, nadir: tuple[float, float], reach: float, a: float) -> bool:
+    """Is (x, y) (working coordinates, `a` the corner offset) kept face `f`'s die's: within `reach` of its
+    top's middle, or where a pip of the side face a flat die shows towards the camera's `nadir` may lie
+    (SLIVER, SIDE_ROWS, SIDE_TOL: own mirror seed 22,000,691, a white one's side face's pips 3.5 corner
+    offsets from its pip, towards the nadir)?"""
+    dx, dy = x - f.cx, y - f.cy
+    if dx * dx + dy * dy < reach * reach:
+        return True
+    vx, vy = SLIVER * (nadir[0] - f.cx), SLIVER * (nadir[1] - f.cy)
+    v = math.hypot(vx, vy)
+    if v == 0.0:
+        return False
+    along, across = (dx * vx + dy * vy) / v / a, (dy * vx - dx * vy) / v / a
+    if along <= 0.0 or along > 2.2 + SIDE_ROWS[1] * v / a + SIDE_TOL:  # (beyond every such place)
+        return False
+    d2 = (_SIDE_ALONG + _SIDE_F * (v / a) - along) ** 2 + (_SIDE_ACROSS - across) ** 2
+    return float(d2.min()) < SIDE_TOL * SIDE_TOL
 
 
 def _cluster(pips: list[Pip], a: float) -> list[list[Pip]]:
@@ -879,19 +939,23 @@ FAINT_SQUARE = 1.4
 
 
 def _faint_one(s: Pip, det: Detection, kept: list[Face], k: float, a: float, frame: np.ndarray, gray: np.ndarray,
-               body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+               body: tuple[np.ndarray, float] | None, a_px: float, fainter: float = 0.0) -> Face | None:
     """A one made of a faint light spot (working coordinates) that spots_at refused only as a little
     squashed (pips.SQUASHED_MIN to EVEN_ELONG: a glossy black die's lit dimple, a crescent at the
     working scale), when the frame is a die short. It must be alone (no face within 3.2 corner
     offsets, no other spot within 2.2), pass a one's face checks (_face_ok), sit in the middle of a
     flat square top of a die's size (_square_top) and leave the grid's eight other places of that
     square's yaw in the face's tone (FAINT_HOLES: a three or five whose faint corners were missed
-    is no one). A side face's pip is foreshortened: no square top around it."""
+    is no one). A side face's pip is foreshortened: no square top around it. `fainter`: `s` is one of
+    det.pips (a loose pip), and spots near it standing out less than this share of its contrast do not
+    count (the grid's places are measured)."""
     if any(math.hypot(f.cx - s.x, f.cy - s.y) < 3.2 * a for f in kept):
         return None
-    if any(math.hypot(p.x - s.x, p.y - s.y) < 2.2 * a for p in det.pips):
+    if any(p is not s and math.hypot(p.x - s.x, p.y - s.y) < 2.2 * a and p.contrast >= fainter * s.contrast
+           for p in det.pips):
         return None
-    f = Face(1, s.x, s.y, a, 0.0, s.r, False, 0.0, (len(det.pips),), single(s.x, s.y, a))
+    j = next((i for i, p in enumerate(det.pips) if p is s), len(det.pips))
+    f = Face(1, s.x, s.y, a, 0.0, s.r, False, 0.0, (j,), single(s.x, s.y, a))
     if not _face_ok(f, k, frame, gray, body, k * a_px):
         return None
     x, y, ak = s.x / k, s.y / k, a / k
@@ -926,7 +990,7 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     # pips on bare felt (a pattern, a speck) have no die under them (a black die on black felt shows
     # only by its bevels and shadow, around its top face)
     on_die = body is None or _has_body(body, x, y, 1.1 * a / k) or _has_body(body, x, y, 2.0 * a / k, share=0.25)
-    if f.value == 1 and body is not None and not (on_die and _off_centre(body, x, y, a / k) <= 0.45 * a / k):
+    if f.value == 1 and body is not None and not (on_die and _one_centred(body, x, y, a / k, gray.shape)):
         # a lone spot not in the middle of a die (a pip on a side face, a speck), or on bare felt;
         # unless its own flat top shows around it: a black die on black felt hardly differs from
         # the empty tray, and the body map misses it or puts its middle aside
@@ -1401,8 +1465,40 @@ def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least:
     return float(_YAWS[best]) if near[best] >= SQUARE_RAYS and least * a <= half[best] <= 2.05 * a else None
 
 
+#: _one_centred: a one's die body's middle lies at most ONE_OFF_CENTRE corner offsets from its pip; or,
+#: towards the camera's nadir, up to ONE_TO_NADIR (an ellipse): where the body map misses part of the top
+#: (a white die on a white table, a black one by a dark rim) the side face a flat die shows towards the
+#: nadir, and its shadow, pull the middle that way (own seeds 22,001,395: 0.44 towards the nadir, 0.20
+#: across; 25,100,246: 0.44 and 0.11)
+ONE_OFF_CENTRE = 0.45
+ONE_TO_NADIR = 0.7
+
+
+def _one_centred(body: tuple[np.ndarray, float], x: float, y: float, a: float, shape: tuple[int, ...]) -> bool:
+    """Is a one's pip at (x, y) (frame pixels, `a` the corner offset) in the middle of its die's body
+    (ONE_OFF_CENTRE, ONE_TO_NADIR)? `shape`: the frame's (the nadir is taken at its middle)."""
+    v = _off_centre_vec(body, x, y, a)
+    if v is None:
+        return False
+    dx, dy = v[0] / a, v[1] / a
+    if dx * dx + dy * dy <= ONE_OFF_CENTRE * ONE_OFF_CENTRE:
+        return True
+    nx, ny = (shape[1] - 1) / 2.0 - x, (shape[0] - 1) / 2.0 - y
+    dn = math.hypot(nx, ny)
+    if dn == 0.0:
+        return False
+    along, across = (dx * nx + dy * ny) / dn, (dy * nx - dx * ny) / dn
+    return along > 0.0 and (along / ONE_TO_NADIR) ** 2 + (across / ONE_OFF_CENTRE) ** 2 <= 1.0
+
+
 def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) -> float:
     """How far (frame pixels) the middle of the die body around (x, y) lies from (x, y)."""
+    v = _off_centre_vec(body, x, y, a)
+    return float("inf") if v is None else math.hypot(*v)
+
+
+def _off_centre_vec(body: tuple[np.ndarray, float], x: float, y: float, a: float) -> tuple[float, float] | None:
+    """Where (frame pixels, from (x, y)) the middle of the die body around (x, y) lies; None if nowhere."""
     diff, s = body
     h, w = diff.shape
     cx, cy, r = x * s, y * s, max(2.0, 2.2 * a * s)
@@ -1412,8 +1508,8 @@ def _off_centre(body: tuple[np.ndarray, float], x: float, y: float, a: float) ->
          & (diff[y0:y1, x0:x1] > 18))
     iy, ix = np.nonzero(m)  # (the pixels in raster order, as the grid's mask picked them)
     if len(ix) == 0:
-        return float("inf")
-    return math.hypot(float((ix + x0).mean()) - cx, float((iy + y0).mean()) - cy) / s
+        return None
+    return (float((ix + x0).mean()) - cx) / s, (float((iy + y0).mean()) - cy) / s
 
 
 def _read_free(gray: np.ndarray) -> tuple[list[DieReading], tuple[str, ...]]:
