@@ -109,8 +109,9 @@ SHRUNK = {2: 0.92, 3: 0.94}
 #: clean and cocked ones of seeds 22,000,000 up 2,000, 24,000,000 up 600 and 27,000,000 up 800 of
 #: the bench's mix, and 25,000,000 up 600 cocked and 25,100,000 up 600 clean) the 22 cocked dice
 #: under SHRUNK that nothing else catches measure 0.82-0.963, and the only flat dice SHRUNK alone
-#: called cocked were those two. (A like second look cannot free flat twos from the twos' score cut, BY_VALUE:
-#: cocked twos scored 0.15-0.48 there measure up to 1.2, as high as flat ones.)
+#: called cocked were those two. (This measure alone cannot free flat twos from the twos' score cut, BY_VALUE:
+#: cocked twos scored 0.15-0.48 there measure up to 1.2, as high as flat ones; with a flat square top
+#: around the two it can: TWO_SQUARE_FLAT.)
 SHRUNK_FINE_FLAT = 0.985
 #: the faces whose cut (BY_VALUE) lies under THRESHOLD that a flat square top frees from it: a two
 #: scored BY_VALUE[2] to THRESHOLD is flat when the reader finds a flat square top of a die's size
