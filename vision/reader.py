@@ -628,7 +628,7 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     # flat or cocked: a learned look at each die, normalised for the camera's perspective (vision.tilt)
     # (on the grey frame: the tilt model looks at grey patches, and the frame's grey is made already)
     tilt = cocked_scores(gray, [(f.cx / k, f.cy / k) for f in kept], 4.0 * a / k,
-                         angles=[f.angle if f.value >= 2 else None for f in kept])
+                         angles=[f.angle if f.value >= 2 else None for f in kept], floor=cal.floor)
     dice: list[DieReading] = []
     scales: dict[int, float | None] = {}  # fine_spacing's measures of the kept faces, when asked
     for i, (f, p_cocked) in enumerate(zip(kept, tilt)):

@@ -150,25 +150,24 @@ def test_side_faces_of_cocked_dice_turn_up_beside_the_top_face():
     assert f["face"] in (1, 2, 5, 6) and 0.45 <= f["view"] < 0.9
 
 
-def test_cocked_reason_by_score_face_and_shrunk_face():
+def test_cocked_reason_by_score_face_and_shrunk_face(monkeypatch):
     """The reader's decision: the score against the face's cut, else a two's or three's face shrunk."""
     assert tilt.threshold_for(None) == tilt.threshold_for(3) == tilt.threshold_for(6) == tilt.THRESHOLD
-    for v, cut in tilt.BY_VALUE.items():
-        assert 0.0 < tilt.threshold_for(v) == cut < 1.0
+    for v in range(1, 7):
+        assert 0.0 < tilt.threshold_for(v) == tilt.BY_VALUE.get(v, tilt.THRESHOLD) < 1.0
     assert tilt.cocked_reason(0.99, 6, 1.0).startswith("tilt")
     assert tilt.cocked_reason(tilt.THRESHOLD, 6, 1.0).startswith("tilt")
     assert tilt.cocked_reason(tilt.THRESHOLD - 0.01, 6, 1.0) == ""
-    assert tilt.cocked_reason(tilt.THRESHOLD - 0.01, 4, 1.0) == ""  # fours: the threshold
-    assert tilt.cocked_reason(0.2, 2, 1.0).startswith("tilt")  # twos and fives cut lower
+    for v in range(1, 7):  # this model: one cut for every face
+        assert tilt.cocked_reason(tilt.THRESHOLD, v, None).startswith("tilt")
+        assert tilt.cocked_reason(tilt.THRESHOLD - 0.01, v, None) == ""
+    # a face's own cut (BY_VALUE), lower or higher, where a model needs one
+    monkeypatch.setattr(tilt, "BY_VALUE", {2: 0.15, 1: 0.6})
+    assert tilt.cocked_reason(0.2, 2, 1.0).startswith("tilt")
     assert tilt.cocked_reason(0.1, 2, 1.0) == ""
-    assert tilt.cocked_reason(0.3, 5, 1.0).startswith("tilt")
-    assert tilt.cocked_reason(0.2, 5, 1.0) == ""
-    assert tilt.cocked_reason(0.3, 6, 1.0) == ""
-    assert tilt.cocked_reason(0.01, 3, 1.0) == ""
-    # ones cut higher: flat ones score higher than the model's other flat faces (one at 0.55)
-    assert tilt.threshold_for(1) > tilt.THRESHOLD
     assert tilt.cocked_reason(0.62, 1, None).startswith("tilt")
     assert tilt.cocked_reason(0.55, 1, None) == ""
+    assert tilt.cocked_reason(0.2, 6, 1.0) == "" and tilt.cocked_reason(0.55, 6, 1.0).startswith("tilt")
     # a two or three with its pips much closer than a flat die's: foreshortened, cocked
     for v in (2, 3):
         assert tilt.cocked_reason(0.0, v, 0.85).startswith("shrunk")
@@ -195,9 +194,11 @@ def test_a_shrunk_face_the_full_resolution_measure_calls_flat_is_not_cocked():
     assert len(asked) == 4  # not asked where SHRUNK does not decide
 
 
-def test_a_two_the_twos_cut_calls_is_flat_with_a_square_top_measuring_flat():
+def test_a_two_the_twos_cut_calls_is_flat_with_a_square_top_measuring_flat(monkeypatch):
     """TWO_SQUARE_FLAT: a two scored from the twos' cut to THRESHOLD is flat when the reader finds a
-    flat square top around it and its pips measure flat at full resolution; both are asked only then."""
+    flat square top around it and its pips measure flat at full resolution; both are asked only then.
+    (This model has no twos' cut: the look is tried with the previous model's.)"""
+    monkeypatch.setattr(tilt, "BY_VALUE", {2: 0.15, 5: 0.25})
     asked = []
     def look(name, v):
         return lambda: asked.append(name) or v
@@ -225,24 +226,26 @@ def test_neighbour_map_marks_the_other_dice_in_the_patch_frame():
     me, right, far = (200.0, 200.0), (244.0, 200.0), (380.0, 20.0)
     # nadir straight below: patch-down points at it; the edge direction 0 leaves the patch unturned
     P, geo = tilt.patches(img, [me, right, far], f, nadir=(200.0, 400.0), angles=[0.0, 0.0, 0.0])
-    assert geo.shape == (3, 4 + tilt.THUMB * tilt.THUMB)
-    m = geo[0, 4:].reshape(tilt.THUMB, tilt.THUMB)
+    assert geo.shape == (3, 4 + 2 * tilt.THUMB * tilt.THUMB)
+    nb = slice(4, 4 + tilt.THUMB * tilt.THUMB)  # the neighbour map (the floor map follows)
+    m = geo[0, nb].reshape(tilt.THUMB, tilt.THUMB)
     # the neighbour 1.1 die sides to the right: patch x 24.5 + 22 = 46.5 (cells 8-9), rows 3-6 around the middle
     assert m[4:6, 9].min() == 1.0 and m[4:6, 8].min() > 0.5
     assert m[:, :6].max() == 0.0  # the die itself and the left half: nothing
     assert m[0, :].max() == 0.0 and m[-1, :].max() == 0.0
     # the far die (4.5 die sides away) is off every patch but its own; its own map is empty
-    assert geo[2, 4:].max() == 0.0
+    assert geo[2, nb].max() == 0.0
+    assert geo[:, 4 + tilt.THUMB * tilt.THUMB:].max() == 0.0  # no floor given: all of it floor
     # given explicitly: no neighbours, no marks
     _, g0 = tilt.patches(img, [me], f, nadir=(200.0, 400.0), angles=[0.0], others=[[]])
-    assert g0[0, 4:].max() == 0.0
+    assert g0[0, nb].max() == 0.0
     # a mirror: the neighbour on the left
     _, gm = tilt.mirror(P, geo)
-    assert np.array_equal(gm[0, 4:].reshape(tilt.THUMB, tilt.THUMB), m[:, ::-1])
+    assert np.array_equal(gm[0, nb].reshape(tilt.THUMB, tilt.THUMB), m[:, ::-1])
     # turned by 90 degrees (the nadir to the right, so frame-right is patch-down): the neighbour
     # to the right is now below the die in its patch
     _, gt = tilt.patches(img, [me, right], f, nadir=(400.0, 200.0), angles=[0.0, 0.0])
-    mt = gt[0, 4:].reshape(tilt.THUMB, tilt.THUMB)
+    mt = gt[0, nb].reshape(tilt.THUMB, tilt.THUMB)
     assert mt[-1, 4:6].min() == 1.0 and mt[:6, :].max() == 0.0
 
 
@@ -255,6 +258,38 @@ def test_features_see_the_neighbour_map():
     b = tilt.features(img, cs[:1], _face_px(sc), sc.center, None,
                       others=[[(cs[0][0] + _face_px(sc), cs[0][1])]])
     assert a.shape == b.shape == (1, tilt._n_features())
-    assert np.array_equal(a[0, :-tilt.THUMB ** 2], b[0, :-tilt.THUMB ** 2])
-    assert a[0, -tilt.THUMB ** 2:].max() == 0.0 < b[0, -tilt.THUMB ** 2:].max()
+    nb = slice(-2 * tilt.THUMB ** 2, -tilt.THUMB ** 2)
+    assert np.array_equal(a[0, :nb.start], b[0, :nb.start])
+    assert a[0, nb].max() == 0.0 < b[0, nb].max()
     assert tilt.load_model(tilt.MODEL_PATH)["mu"].shape == (tilt._n_features(),)
+
+
+def test_floor_map_marks_what_lies_off_the_floor_in_the_patch_frame():
+    """A die's floor map covers the cells of its turned patch off the tray floor's polygon (a soft
+    edge one cell wide), none on it; a mirror flips it; the model sees it."""
+    img = np.full((400, 400, 3), 90, np.uint8)
+    f = 40.0
+    floor = [(100.0, 100.0), (300.0, 100.0), (300.0, 300.0), (100.0, 300.0)]
+    # a die 0.6 die sides from the right wall (its edge 30 px right of its centre: 15 patch px,
+    # patch x 39.5, between cells 7 and 8), the nadir below (patch unturned)
+    me, mid = (276.0, 200.0), (200.0, 200.0)
+    P, geo = tilt.patches(img, [me, mid], f, nadir=(200.0, 400.0), angles=[0.0, 0.0], floor=floor)
+    m = geo[0, 4 + tilt.THUMB ** 2:].reshape(tilt.THUMB, tilt.THUMB)
+    assert m[:, 8:].min() == 1.0 and m[:, :7].max() == 0.0 and 0.0 < m[0, 7] < 1.0
+    assert np.ptp(m, axis=0).max() == 0.0  # a straight wall along the patch's rows
+    assert geo[1, 4 + tilt.THUMB ** 2:].max() == 0.0  # 2.5 die sides from every wall: all floor
+    _, gm = tilt.mirror(P, geo)
+    assert np.array_equal(gm[0, 4 + tilt.THUMB ** 2:].reshape(tilt.THUMB, tilt.THUMB), m[:, ::-1])
+    # turned by 90 degrees (the nadir to the left: frame-left is patch-down, frame-right patch-up)
+    _, gt = tilt.patches(img, [me], f, nadir=(0.0, 200.0), angles=[0.0], floor=floor)
+    mt = gt[0, 4 + tilt.THUMB ** 2:].reshape(tilt.THUMB, tilt.THUMB)
+    assert mt[:2, :].min() == 1.0 and mt[7:, :].max() == 0.0
+    # a die in the keep zone, off the floor: all of its patch
+    _, gk = tilt.patches(img, [(360.0, 360.0)], f, angles=[0.0], floor=floor)
+    assert gk[0, 4 + tilt.THUMB ** 2:].min() == 1.0
+    # the features carry it (the last block), and the model reads it
+    a = tilt.features(img, [me], f, (200.0, 400.0), [0.0])
+    b = tilt.features(img, [me], f, (200.0, 400.0), [0.0], floor=floor)
+    assert np.array_equal(a[0, :-tilt.THUMB ** 2], b[0, :-tilt.THUMB ** 2])
+    assert a[0, -tilt.THUMB ** 2:].max() == 0.0 < b[0, -tilt.THUMB ** 2:].min() + 1.0
+    assert not np.isclose(tilt.predict(tilt._load(), a)[0], tilt.predict(tilt._load(), b)[0])
