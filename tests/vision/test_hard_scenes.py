@@ -54,10 +54,10 @@ def _bench_like(seed: int, size: tuple[int, int], n: int, condition: str = "clea
     (27000627, (640, 480), 6, "shrunk, not at full resolution"),
     # a flat blue two by another die, scored 0.16 by the model with only the neighbour map: over the
     # twos' cut it had (0.15); it shows a flat square top and measures 0.994 at full resolution
-    # (tilt.TWO_SQUARE_FLAT). The model with the floor map scores it 0.15 too, and has no twos' cut
+    # (tilt.TWO_SQUARE_FLAT). The model with the floor map scores it 0.15 too, over its twos' cut
     (22001900, (1280, 960), 8, "a two's square top"),
-    # a flat black two on dark felt the model with only the neighbour map scored 0.25, over that cut
-    # (a reroll then); the model with the floor map scores it 0.11, and has no twos' cut
+    # a flat black two on dark felt the model with only the neighbour map scored 0.25, over the
+    # twos' cut (a reroll then); the model with the floor map scores it 0.11, under it
     (5000526, (1280, 960), 8, "a black two, no twos' cut"),
     # a green one by the frame's edge, its pip paired with a pip of the side face it shows there into
     # a "two" a flat two's size (1.02), which the tilt model called cocked (reader.ONE_IN_TWO)
@@ -76,17 +76,18 @@ def test_once_refused_scenes_read_exactly(seed: int, size: tuple[int, int], n: i
 
 
 @pytest.mark.slow
-def test_a_cocked_two_the_model_scores_low_is_still_caught() -> None:
-    """Own seed 25,000,202: a cocked die read as a two, which the model with only the neighbour map
-    scored 0.16 (under THRESHOLD; its twos' cut of 0.15 caught it). It shows no flat square top, and
-    its pips stand 0.88 of a flat die's spacing (tilt.SHRUNK) however the model scores it: a reroll.
-    (Own seed 27,000,399, a cocked two that cut caught at 0.18, is read flat now: the model with the
-    floor map scores it 0.06 and its pips measure 0.977 at full resolution. No twos' cut that would
-    catch it pays: see tilt.BY_VALUE.)"""
-    r, t = _bench_like(25000202, (1280, 960), 8, "cocked")
+@pytest.mark.parametrize("seed, size, n, why", [(25000202, (1280, 960), 8, "tilt 0.23"), (27000362, (1280, 960), 6, "tilt 0.18")])
+def test_a_cocked_two_the_model_scores_low_is_still_caught(seed: int, size: tuple[int, int], n: int, why: str) -> None:
+    """Cocked dice read as twos that the model scores under THRESHOLD but over the twos' cut
+    (tilt.BY_VALUE): 25,000,202 (0.23; the model before 0.16; its pips stand 0.88 of a flat die's
+    spacing too: tilt.SHRUNK) and 27,000,362 (0.18). Neither shows a flat square top, so
+    tilt.TWO_SQUARE_FLAT does not free them: a reroll. (Own seed 27,000,399, a cocked two the
+    model before scored 0.18, is read flat now: this model scores it 0.06, under any twos' cut
+    that pays, and its pips measure 0.977 at full resolution: a silent wrong.)"""
+    r, t = _bench_like(seed, size, n, "cocked")
     assert t.verdict == "reroll"
     assert r.verdict == "reroll" and "cocked" in r.reasons, [(d.value, d.status, d.why) for d in r.dice]
-    assert [d.why for d in r.dice if d.status != "ok"] == ["shrunk 0.88"]
+    assert why in [d.why for d in r.dice if d.status != "ok"]
 
 
 @pytest.mark.slow
