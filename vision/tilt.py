@@ -51,6 +51,8 @@ from typing import Callable, Sequence
 import cv2
 import numpy as np
 
+from vision import tray
+
 MODEL_PATH = Path(__file__).with_name("tilt_model.npz")
 FEATURE_VERSION = 6
 DIE = 20.0  # top face side in patch pixels
@@ -335,7 +337,7 @@ def _floor_maps(centers: Sequence[tuple[float, float]], turn: np.ndarray, k: flo
     V = np.asarray(floor, np.float64).reshape(-1, 2)
     cen = np.asarray(centers, np.float64).reshape(-1, 2)
     reach = k * (PATCH / 2.0) * math.sqrt(2.0) + k * PATCH / THUMB  # the patch's corner, and a cell
-    near = _signed_distance(cen[:, 0], cen[:, 1], V) < reach
+    near = tray.distances(V, cen[:, 0], cen[:, 1]) < reach
     if not near.any():
         return out
     o = (PATCH - 1) / 2.0
@@ -344,22 +346,9 @@ def _floor_maps(centers: Sequence[tuple[float, float]], turn: np.ndarray, k: flo
     c, s = np.cos(turn[near])[:, None], np.sin(turn[near])[:, None]
     px = (cen[near, :1] + k * (c * u - s * v)).ravel()  # the cells' centres in frame pixels
     py = (cen[near, 1:] + k * (s * u + c * v)).ravel()
-    sd = _signed_distance(px, py, V) / (k * PATCH / THUMB)  # in cells, positive on the floor
+    sd = tray.distances(V, px, py) / (k * PATCH / THUMB)  # in cells, positive on the floor
     out[near] = np.clip(0.5 - sd, 0.0, 1.0).reshape(-1, THUMB * THUMB)
     return out
-
-
-def _signed_distance(px: np.ndarray, py: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """Each point's distance to the boundary of the polygon V (m, 2): positive inside, negative
-    outside (even-odd rule)."""
-    ax, ay = V[:, 0], V[:, 1]
-    ex, ey = np.roll(ax, -1) - ax, np.roll(ay, -1) - ay
-    dx, dy = px[:, None] - ax, py[:, None] - ay
-    t = np.clip((dx * ex + dy * ey) / np.maximum(ex * ex + ey * ey, 1e-9), 0.0, 1.0)
-    dist = np.sqrt(np.min((dx - t * ex) ** 2 + (dy - t * ey) ** 2, axis=1))
-    cross = ((ay > py[:, None]) != (ay + ey > py[:, None])) & (
-        px[:, None] < ax + (py[:, None] - ay) * ex / np.where(ey == 0, 1e-9, ey))
-    return np.where(np.count_nonzero(cross, axis=1) % 2 == 1, dist, -dist)
 
 
 def mirror(P: np.ndarray, geo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -631,6 +631,21 @@ def distance(poly: Poly, x: float, y: float) -> float:
     return float(cv2.pointPolygonTest(cnt, (float(x), float(y)), True))
 
 
+def distances(poly: Poly | np.ndarray, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """`distance` for many points at once (vectorised; float64): each point's distance to the
+    polygon's edge, positive inside (even-odd rule)."""
+    V = np.asarray(poly, np.float64).reshape(-1, 2)
+    px, py = np.asarray(px, np.float64).ravel(), np.asarray(py, np.float64).ravel()
+    ax, ay = V[:, 0], V[:, 1]
+    ex, ey = np.roll(ax, -1) - ax, np.roll(ay, -1) - ay
+    dx, dy = px[:, None] - ax, py[:, None] - ay
+    t = np.clip((dx * ex + dy * ey) / np.maximum(ex * ex + ey * ey, 1e-9), 0.0, 1.0)
+    dist = np.sqrt(np.min((dx - t * ex) ** 2 + (dy - t * ey) ** 2, axis=1))
+    cross = ((ay > py[:, None]) != (ay + ey > py[:, None])) & (
+        px[:, None] < ax + (py[:, None] - ay) * ex / np.where(ey == 0, 1e-9, ey))
+    return np.where(np.count_nonzero(cross, axis=1) % 2 == 1, dist, -dist)
+
+
 def mask(poly: Poly, size: tuple[int, int], scale: float = 1.0) -> np.ndarray:
     """uint8 mask (h, w) of the polygon, drawn at `scale`."""
     w, h = size

@@ -238,3 +238,14 @@ def test_a_lower_threshold_with_no_wall_foot_near_is_not_taken(seed: int, width:
     out, inn = errors(found, sc.tray.floor, sc.die_size)
     assert inn <= 0.3, f"the floor stops {inn:.2f} die short of the wall"
     assert out <= 0.5, f"the floor takes in {out:.2f} die of wall/rim"
+
+
+def test_distances_agree_with_distance():
+    """tray.distances (many points, numpy) gives what tray.distance (one point, OpenCV) gives."""
+    rng = np.random.default_rng(5)
+    sc = synthetic.random_scene(rng, 5, (640, 480), "clean")
+    for poly in (sc.tray.floor, ((100.0, 100.0), (300.0, 120.0), (280.0, 300.0), (90.0, 260.0))):
+        pts = rng.uniform(0, 640, (300, 2))
+        d = tray.distances(poly, pts[:, 0], pts[:, 1])
+        want = np.array([tray.distance(poly, x, y) for x, y in pts])
+        assert np.abs(d - want).max() < 0.01 and (d > 0).sum() > 10 and (d < 0).sum() > 10
