@@ -1,8 +1,9 @@
 """Is a die lying flat or cocked? A learned look at the die, normalised for the camera's geometry.
 
-`cocked_scores(frame, centers, die_px, nadir, angles)` gives each die (found by the reader from
-its pips: the top face's centre and, for 2-6, its yaw) a probability that it is cocked; the
-reader calls a die cocked when `cocked_reason(score, value, grown, fine, square)` gives a reason: the
+`cocked_scores(frame, centers, die_px, nadir, angles, floor=...)` gives each die (found by the
+reader from its pips: the top face's centre and, for 2-6, its yaw; the calibration's tray floor)
+a probability that it is cocked; the reader calls a die cocked when
+`cocked_reason(score, value, grown, fine, square)` gives a reason: the
 score is >= THRESHOLD (or a lower cut for some faces, BY_VALUE), or a two's or three's face is
 shrunk; each of the last two is checked by a look at the frame's own resolution (SHRUNK_FINE_FLAT,
 TWO_SQUARE_FLAT).
