@@ -582,6 +582,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 # or bevel, under FAINT_HOLES of its contrast, alike enough for group() to call the one
                 # crowded: own seed 28,000,449): a one when the grid around it is plain (_faint_one)
                 f = _faint_one(c[0], det, kept, k, a, frame, gray, body, a_px, FAINT_HOLES)
+            if f is None and body is not None and cal.pip_kinds != "dark" and not any(q.dark for q in c):
+                # light pips and a grey-shining top's corners (or a bevel's glints) that read as no
+                # face from their places: the top first (_top_face)
+                f = _top_face(c, det, kept, k, a, frame, gray, body, a_px)
             if f is None:
                 rest.append(c)
             else:
@@ -620,6 +624,9 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 if len(ones) == 1:
                     f = replace(ones[0][1], pips=(len(det.pips),))
                     det = replace(det, pips=det.pips + (ones[0][0],))
+            if f is None:
+                # the spots may be a grey-shining top's corners around faint pips: read it top first
+                f = _top_face(c, det, kept, k, a, frame, gray, body, a_px)
             if f is not None:
                 inferred.add(len(kept))
                 kept.append(f)
@@ -992,6 +999,84 @@ def _faint_one(s: Pip, det: Detection, kept: list[Face], k: float, a: float, fra
     if span < 20:
         return None
     if any((t - face_t) / span >= FAINT_HOLES for t in tones[5:]):
+        return None
+    return f
+
+
+def _top_face(c: list[Pip], det: Detection, kept: list[Face], k: float, a: float, frame: np.ndarray,
+              gray: np.ndarray, body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+    """The face of a glossy black die read from its top first: light spots `c` (working coordinates)
+    that make no face from their own places (a grey-shining top's four corners answer the spot
+    search more strongly than its faint pips: own seeds 35,000,780, 22,000,075) lie on a flat top
+    whose middle the top's own edges give (_square_centre, from the spots' mean), with a flat
+    square's yaw (_square_yaw, FAINT_SQUARE); the nine places of its 3x3 grid, measured in the
+    frame's whiteness against the top's tone (the four places between the middle and the corners),
+    must make a face's layout: a pip from COMPLETE_PIP of the brightest place's height over the
+    tone (at least 20 grey levels), a hole under FAINT_HOLES. No face is within 3.2 corner offsets.
+    Then a face's checks (_face_ok). None otherwise."""
+    if frame.ndim != 3 or not c:
+        return None
+    r = float(np.median([q.r for q in c]))
+    seeds = [(float(np.mean([q.x for q in c])), float(np.mean([q.y for q in c])))] + \
+        ([(q.x, q.y) for q in c] if len(c) > 1 else [])
+    found = [f for sx, sy in seeds if (f := _top_face_at(sx / k, sy / k, r, kept, k, a, frame, gray, body, a_px))]
+    # every seed that reads must read the same face (its value, its middle within 0.3 a), or no guess
+    if not found or any(f.value != found[0].value or math.hypot(f.cx - found[0].cx, f.cy - found[0].cy) > 0.3 * a
+                        for f in found):
+        return None
+    return found[0]
+
+
+def _top_face_at(x0: float, y0: float, r: float, kept: list[Face], k: float, a: float, frame: np.ndarray,
+                 gray: np.ndarray, body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+    """_top_face from one seed (x0, y0) (frame pixels); `r` the spots' radius (working pixels). The
+    top's edges are looked for where it ends darker (a grey-shining top in its black bevel: its
+    light pips do not end it), else where it ends either way (a black top on lighter felt)."""
+    ak, rk = a / k, r / k
+    for darker in (True, False):
+        mid = _square_centre(gray, x0, y0, ak, rk, darker)
+        if mid is None:
+            continue
+        x, y = mid
+        yaw = _square_yaw(gray, x, y, ak, rk, FAINT_SQUARE, darker)
+        if yaw is not None:
+            break
+    else:
+        return None
+    if any(math.hypot(f.cx / k - x, f.cy / k - y) < 3.2 * ak for f in kept):
+        return None
+    cs, sn = math.cos(yaw), math.sin(yaw)
+    places = _GRID + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)]
+    xs = [int(round(x + ak * (cs * u - sn * v))) for u, v in places]
+    ys = [int(round(y + ak * (sn * u + cs * v))) for u, v in places]
+    h, w = frame.shape[:2]
+    if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
+        return None
+    tones = _whiteness_at(frame, xs, ys)
+    face_t = float(np.median(tones[9:]))
+    span = float(tones[:9].max()) - face_t
+    if span < 20:
+        return None
+    rel = (tones[:9] - face_t) / span
+    if np.any((rel >= FAINT_HOLES) & (rel < COMPLETE_PIP)) or np.any(rel < -0.5):
+        return None  # a place neither pip nor face, or off the shining top
+    pattern = frozenset(_GRID[i] for i in range(9) if rel[i] >= COMPLETE_PIP)
+    value = next((n for n, ps in _PATTERNS.items() if pattern in ps), None)
+    if value is None:
+        return None
+    xk, yk = x * k, y * k  # working coordinates
+    if value == 1:
+        fit = single(xk, yk, a)
+        f = Face(1, xk, yk, a, 0.0, r, False, 0.0, (), fit)
+    else:
+        tpl = LAYOUTS[value]
+        for cq, sq in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+            if frozenset((round(u * cq - v * sq), round(u * sq + v * cq)) for u, v in tpl) == pattern:
+                break
+        turned = a * complex(math.cos(yaw), math.sin(yaw)) * complex(cq, sq)
+        fit = Fit(value, xk, yk, (turned.real, -turned.imag, turned.imag, turned.real), 0.0, 1.0)
+        f = Face(value, xk, yk, fit.a, fit.angle, r, False, 0.0, (), fit)
+    if not _face_ok(f, k, frame, gray, body, k * a_px):
         return None
     return f
 
@@ -1448,7 +1533,8 @@ def _square_top(gray: np.ndarray, x: float, y: float, a: float, r: float) -> boo
     return _square_yaw(gray, x, y, a, r) is not None
 
 
-def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least: float = 1.55) -> float | None:
+def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least: float = 1.55,
+                darker: bool = False) -> float | None:
     """Is (x, y) (frame pixels; `a` the corner offset, `r` the pip's radius there) the middle of a
     flat top face of a die's size? Along 16 rays from the pip the face's own even tone ends (at its
     bevel, its shadow or the felt) where a square of the flat top's size (half side 1.55-2.05 a),
@@ -1456,7 +1542,26 @@ def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least:
     on black felt, where the frame hardly differs from the empty tray and the body map cannot place
     the die; a pip on a side face (foreshortened: no square) or off a face's middle, or a speck on
     bare felt (no edge), fails. The square's yaw (radians, 0 to 90 degrees), or None when it fails.
-    `least`: the smallest half side, in corner offsets."""
+    `least`: the smallest half side, in corner offsets; `darker`: see _ray_ends."""
+    d = _ray_ends(gray, x, y, a, r, darker)
+    if d is None:
+        return None
+    found = np.isfinite(d)
+    if found.sum() < SQUARE_RAYS:
+        return None  # rays run on in the face's tone: bare felt, no die
+    half = np.median(np.where(found, d, 3.0 * a)[None, :] / _SQUARE, axis=1)  # the square's half side, per yaw
+    near = (np.abs(d[None, :] - half[:, None] * _SQUARE) <= 0.3 * a).sum(axis=1)
+    best = int(near.argmax())
+    return float(_YAWS[best]) if near[best] >= SQUARE_RAYS and least * a <= half[best] <= 2.05 * a else None
+
+
+def _ray_ends(gray: np.ndarray, x: float, y: float, a: float, r: float, darker: bool = False) -> np.ndarray | None:
+    """Along 16 rays from (x, y) (frame pixels; `a` the corner offset, `r` a pip's radius there), how
+    far (frame pixels) the even tone around the pip (the top face's, sampled from 1.1 a or just past
+    the pip) runs before it ends: two samples in a row off it (by 10 grey levels, or 4 times its
+    noise); inf where it runs on to 2.9 a. None where the rays leave the frame. With `darker` only
+    samples darker than the tone end it (a top shining brighter than its bevel: its light pips do
+    not). (_square_yaw, _square_centre)"""
     h, w = gray.shape[:2]
     r0, r1 = max(1.1 * a, 1.6 * r), 2.9 * a
     m = int(math.ceil(r1)) + 2
@@ -1469,16 +1574,32 @@ def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least:
     inner = v[:, :3]
     tone = float(np.median(inner))
     noise = float(np.median(np.abs(inner - tone)))
-    off = np.abs(v - tone) > max(10.0, 4.0 * noise)
+    off = (tone - v if darker else np.abs(v - tone)) > max(10.0, 4.0 * noise)
     edge = off[:, :-1] & off[:, 1:]  # two samples in a row: not noise
-    found = edge.any(axis=1)
-    if found.sum() < SQUARE_RAYS:
-        return None  # rays run on in the face's tone: bare felt, no die
-    d = np.where(found, steps[edge.argmax(axis=1)], np.inf)
-    half = np.median(np.where(found, d, 3.0 * a)[None, :] / _SQUARE, axis=1)  # the square's half side, per yaw
-    near = (np.abs(d[None, :] - half[:, None] * _SQUARE) <= 0.3 * a).sum(axis=1)
-    best = int(near.argmax())
-    return float(_YAWS[best]) if near[best] >= SQUARE_RAYS and least * a <= half[best] <= 2.05 * a else None
+    return np.where(edge.any(axis=1), steps[edge.argmax(axis=1)], np.inf)
+
+
+_PAIRS = np.stack([_RAY_COS[:8], _RAY_SIN[:8]], axis=1)  # the first ray of each opposite pair
+
+
+def _square_centre(gray: np.ndarray, x: float, y: float, a: float, r: float,
+                   darker: bool = False) -> tuple[float, float] | None:
+    """The middle of the even top around (x, y) (frame pixels): each pair of opposite rays
+    (_ray_ends) ends at a chord whose middle lies off (x, y) along them; the least-squares shift
+    that explains those (at least 6 of the 8 pairs ending both ways), applied twice. None where the
+    tone does not end (no top) or the frame's edge is near."""
+    for _ in range(2):
+        d = _ray_ends(gray, x, y, a, r, darker)
+        if d is None:
+            return None
+        both = np.isfinite(d[:8]) & np.isfinite(d[8:])
+        if both.sum() < 6:
+            return None
+        m = (d[:8][both] - d[8:][both]) / 2.0
+        U = _PAIRS[both]
+        s = np.linalg.lstsq(U, m, rcond=None)[0]
+        x, y = x + float(s[0]), y + float(s[1])
+    return x, y
 
 
 #: _one_centred: a one's die body's middle lies at most ONE_OFF_CENTRE corner offsets from its pip; or,
