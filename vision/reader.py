@@ -1131,12 +1131,14 @@ ONE_IN_TWO = 1.2
 
 def _one_in_two(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, a: float) -> bool:
     """Is one of a two's pips a one's pip: in the middle of a plain top face (_lone_pip) of a flat
-    die's size and shape (_square_top)? A flat two's corner pips are neither (the face ends 0.75 a
-    from them on two sides); a one's pip paired with a side face's pip beside it is both."""
+    die's size and shape (_square_yaw, from FAINT_SQUARE: a die with a wide bevel, whose even top
+    ends at 1.45-1.55 corner offsets, own seed 40,000,581's yellow one paired with a dark spot on
+    its bevel)? A flat two's corner pips are neither (the face ends 0.75 a from them on two sides);
+    a one's pip paired with a side face's pip beside it is both."""
     for u in (-1.0, 1.0):
         px, py = f.fit.to_image(u, u)
         x, y, ak, rk = px / k, py / k, a / k, f.r / k
-        if _lone_pip(frame, x, y, ak, rk, f.dark, gray) and _square_top(gray, x, y, ak, rk):
+        if _lone_pip(frame, x, y, ak, rk, f.dark, gray) and _square_yaw(gray, x, y, ak, rk, FAINT_SQUARE) is not None:
             return True
     return False
 

@@ -62,6 +62,10 @@ def _bench_like(seed: int, size: tuple[int, int], n: int, condition: str = "clea
     # a green one by the frame's edge, its pip paired with a pip of the side face it shows there into
     # a "two" a flat two's size (1.02), which the tilt model called cocked (reader.ONE_IN_TWO)
     (22001096, (1280, 960), 8, "a one, not a two with a side face's pip"),
+    # a yellow one with a wide bevel (its even top ends 1.51 corner offsets out, under _square_top's
+    # 1.55), its pip paired with a dark spot on the bevel into a shrunk "two" (reader._one_in_two
+    # asks a square top from FAINT_SQUARE)
+    (40000581, (640, 480), 8, "a one, not a two with a spot on its bevel"),
     # a flat blue two by the frame's edge whose side face's three dark pips (0.845 of a flat die's
     # spacing) outranked it in the one-die conflict, and were called cocked (reader._side_face_of)
     (28000279, (640, 480), 6, "a two, not its side face's three"),
