@@ -66,6 +66,9 @@ def _bench_like(seed: int, size: tuple[int, int], n: int, condition: str = "clea
     # 1.55), its pip paired with a dark spot on the bevel into a shrunk "two" (reader._one_in_two
     # asks a square top from FAINT_SQUARE)
     (40000581, (640, 480), 8, "a one, not a two with a spot on its bevel"),
+    # a flat green six touching a green two, at 640 px, measured 0.934 square at full resolution
+    # (reader.FINE_SQUARE_SMALL, 0.95 then; the cocked dice that rule catches there measure 0.80-0.90)
+    (35000769, (640, 480), 5, "a six at 640 px, fine aniso 0.934"),
     # a flat blue two by the frame's edge whose side face's three dark pips (0.845 of a flat die's
     # spacing) outranked it in the one-die conflict, and were called cocked (reader._side_face_of)
     (28000279, (640, 480), 6, "a two, not its side face's three"),
