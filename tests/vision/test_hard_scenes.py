@@ -69,6 +69,10 @@ def _bench_like(seed: int, size: tuple[int, int], n: int, condition: str = "clea
     # a flat green six touching a green two, at 640 px, measured 0.934 square at full resolution
     # (reader.FINE_SQUARE_SMALL, 0.95 then; the cocked dice that rule catches there measure 0.80-0.90)
     (35000769, (640, 480), 5, "a six at 640 px, fine aniso 0.934"),
+    # flat threes of light pips 0.38 and 0.43 die inside the floor that the working copy measured 1.11
+    # of a flat die's spacing: raised, on the rim; at full resolution 1.000 and 1.007 (RAISED_FINE)
+    (34000232, (1280, 960), 8, "light pips measured raised"),
+    (24000589, (640, 480), 5, "light pips measured raised"),
     # a flat blue two by the frame's edge whose side face's three dark pips (0.845 of a flat die's
     # spacing) outranked it in the one-die conflict, and were called cocked (reader._side_face_of)
     (28000279, (640, 480), 6, "a two, not its side face's three"),
