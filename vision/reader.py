@@ -832,18 +832,22 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
             sv = np.linalg.svd(sol[:2], compute_uv=False)
             if sv[1] < 0.8 * sv[0]:
                 return None
-    # the layout's pips in the image, and its fit (a similarity: the grid is square)
-    tpl = LAYOUTS[value]
-    for cq, sq in ((1, 0), (0, 1), (-1, 0), (0, -1)):
-        if frozenset((round(x * cq - y * sq), round(x * sq + y * cq)) for x, y in tpl) == pattern:
-            break
-    turned = s * complex(cq, sq)
-    fit = Fit(value, o.real, o.imag, (turned.real, -turned.imag, turned.imag, turned.real), 0.0, 1.0)
-    r = float(np.median([q.r for q in c]))
-    f = Face(value, o.real, o.imag, fit.a, fit.angle, r, False, 0.0, (), fit)
+    f = _grid_face(value, pattern, o, s, float(np.median([q.r for q in c])))
     if not _face_ok(f, k, frame, gray, body, k * a_px):
         return None
     return f
+
+
+def _grid_face(value: int, pattern: frozenset, o: complex, s: complex, r: float) -> Face:
+    """The face of `value` (2-6) whose pips sit at the grid places `pattern` of the grid centred at
+    `o` with step `s` (a complex number: size and turn; working coordinates), pips of radius `r`:
+    the layout's fit (a similarity: the grid is square), no pips of det's."""
+    for cq, sq in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+        if frozenset((round(x * cq - y * sq), round(x * sq + y * cq)) for x, y in LAYOUTS[value]) == pattern:
+            break
+    turned = s * complex(cq, sq)
+    fit = Fit(value, o.real, o.imag, (turned.real, -turned.imag, turned.imag, turned.real), 0.0, 1.0)
+    return Face(value, o.real, o.imag, fit.a, fit.angle, r, False, 0.0, (), fit)
 
 
 def _completed_sub(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarray, gray: np.ndarray,
@@ -986,15 +990,10 @@ def _faint_one(s: Pip, det: Detection, kept: list[Face], k: float, a: float, fra
     yaw = _square_yaw(gray, x, y, ak, s.r / k, FAINT_SQUARE)
     if yaw is None or frame.ndim != 3:
         return None
-    c, sn = math.cos(yaw), math.sin(yaw)
-    places = [(0.0, 0.0), (0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + [
-        (float(u), float(v)) for u in (-1, 0, 1) for v in (-1, 0, 1) if u or v]
-    xs = [int(round(x + ak * (c * u - sn * v))) for u, v in places]
-    ys = [int(round(y + ak * (sn * u + c * v))) for u, v in places]
-    h, w = frame.shape[:2]
-    if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
+    tones = _grid_whiteness(frame, x, y, ak, yaw, [(0.0, 0.0), (0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + [
+        (float(u), float(v)) for u in (-1, 0, 1) for v in (-1, 0, 1) if u or v])
+    if tones is None:
         return None
-    tones = _whiteness_at(frame, xs, ys)
     pip_t, face_t = float(tones[0]), float(np.median(tones[1:5]))
     span = pip_t - face_t
     if span < 20:
@@ -1046,14 +1045,9 @@ def _top_face_at(x0: float, y0: float, r: float, kept: list[Face], k: float, a: 
         return None
     if any(math.hypot(f.cx / k - x, f.cy / k - y) < 3.2 * ak for f in kept):
         return None
-    cs, sn = math.cos(yaw), math.sin(yaw)
-    places = _GRID + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)]
-    xs = [int(round(x + ak * (cs * u - sn * v))) for u, v in places]
-    ys = [int(round(y + ak * (sn * u + cs * v))) for u, v in places]
-    h, w = frame.shape[:2]
-    if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
+    tones = _grid_whiteness(frame, x, y, ak, yaw, _GRID + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)])
+    if tones is None:
         return None
-    tones = _whiteness_at(frame, xs, ys)
     face_t = float(np.median(tones[9:]))
     span = float(tones[:9].max()) - face_t
     if span < 20:
@@ -1065,18 +1059,9 @@ def _top_face_at(x0: float, y0: float, r: float, kept: list[Face], k: float, a: 
     value = next((n for n, ps in _PATTERNS.items() if pattern in ps), None)
     if value is None:
         return None
-    xk, yk = x * k, y * k  # working coordinates
-    if value == 1:
-        fit = single(xk, yk, a)
-        f = Face(1, xk, yk, a, 0.0, r, False, 0.0, (), fit)
-    else:
-        tpl = LAYOUTS[value]
-        for cq, sq in ((1, 0), (0, 1), (-1, 0), (0, -1)):
-            if frozenset((round(u * cq - v * sq), round(u * sq + v * cq)) for u, v in tpl) == pattern:
-                break
-        turned = a * complex(math.cos(yaw), math.sin(yaw)) * complex(cq, sq)
-        fit = Fit(value, xk, yk, (turned.real, -turned.imag, turned.imag, turned.real), 0.0, 1.0)
-        f = Face(value, xk, yk, fit.a, fit.angle, r, False, 0.0, (), fit)
+    # (working coordinates)
+    f = Face(1, x * k, y * k, a, 0.0, r, False, 0.0, (), single(x * k, y * k, a)) if value == 1 else \
+        _grid_face(value, pattern, complex(x * k, y * k), a * complex(math.cos(yaw), math.sin(yaw)), r)
     if not _face_ok(f, k, frame, gray, body, k * a_px):
         return None
     return f
@@ -1374,6 +1359,19 @@ def _whiteness_at(frame: np.ndarray, xs: list[int], ys: list[int]) -> np.ndarray
     edge): the median of its 3x3 pixels, only those pixels converted (whiteness is per pixel)."""
     py, px = np.array(ys)[:, None] + _NINE_DY, np.array(xs)[:, None] + _NINE_DX
     return np.partition(whiteness(frame[py, px]), 4, axis=1)[:, 4].astype(np.float64)
+
+
+def _grid_whiteness(frame: np.ndarray, x: float, y: float, a: float, yaw: float,
+                    places: list[tuple[float, float]]) -> np.ndarray | None:
+    """_whiteness_at the `places` (grid units: corner offsets `a`, frame pixels) of a face's grid
+    centred at (x, y) and turned by `yaw`; None when one lies on the frame's edge."""
+    c, sn = math.cos(yaw), math.sin(yaw)
+    xs = [int(round(x + a * (c * u - sn * v))) for u, v in places]
+    ys = [int(round(y + a * (sn * u + c * v))) for u, v in places]
+    h, w = frame.shape[:2]
+    if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
+        return None
+    return _whiteness_at(frame, xs, ys)
 
 
 def _round_pip(det: "Detection", f: Face) -> bool:
