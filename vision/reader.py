@@ -16,7 +16,7 @@
 3. With a calibration: a face must sit on something that is not the empty
    tray; two faces closer than a die leave the stronger, or make the die
    `unreadable` when they contradict each other; well outside the tray floor
-   (or raised near its edge) and outside the keep zone it is `off_tray`; a
+   (or raised near its edge: inside the floor, at full resolution too) and outside the keep zone it is `off_tray`; a
    foreshortened four to six (on the working copy, or, when vision.tilt has a
    doubt, its pips measured at full resolution), or a die vision.tilt scores
    as cocked, is `cocked`; pips that make no face are `unreadable`, unless they are light
@@ -26,7 +26,12 @@
    refused only as a little squashed may be a one in the middle of a plain square top
    (`_faint_one`). Still a die short, light spots are looked for again with no plain ring asked
    where nothing was read (`_unread_spots`: a six's or five's pips on a bright-shining top) and
-   read from their grid or as a faint one, inferred faces like the others. Flat ones: a lone light pip
+   read from their grid or as a faint one, inferred faces like the others. Light spots or loose light
+   pips that read no face from their own places are read from the die's top first (`_top_face`: a
+   glossy black die's grey-shining top, whose corners answer the spot search more strongly than its
+   faint pips; the top's edges give its middle and yaw, its grid's nine places the face). A face on
+   no die body whose flat top the 16 rays of `_square_top` miss by a ray or two (a black die on black
+   felt) may show it to a finer look (`_square_fine`), inferred too. Flat ones: a lone light pip
    kept from being a one only by a much fainter spot beside it is one when its grid is plain
    (`_faint_one`); a one's die body's middle may lie a little farther aside towards the camera's
    nadir (`_one_centred`); a glint a two's diagonal from a one's pip leaves the one in doubt only
