@@ -468,9 +468,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     a_px = cal.pip_a if cal.pip_a is not None else estimate_a(frame)  # no reference throw: measure this frame
     body = _body_map(frame, cal)
     rois, changed = search_area(body if a_px else None, a_px or 0.0)
+    tops: dict[tuple, str | None] = {}  # what _face_ok's _top_seen said of each face (_top_key)
     det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois, changed,
                  cal.pip_kinds if a_px is not None else "both",
-                 accept=lambda f, k: _face_ok(f, k, frame, gray, body, k * a_px), measured=cal.pip_a is not None)
+                 accept=lambda f, k: _face_ok(f, k, frame, gray, body, k * a_px, tops), measured=cal.pip_a is not None)
     k = det.scale
     a = det.a if det.a else 7.0
     die = DIE_OVER_A * a / k  # top face side, frame pixels
@@ -517,7 +518,9 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                         and _off_centre(body, f.cx / k, f.cy / k, a / k) > ONE_OFF_CENTRE * a / k
                         and not _square_top(gray, f.cx / k, f.cy / k, a / k, f.r / k))
         # a face on no die body whose flat top showed only to the finer look (_square_fine)
-        inferred.update(i for i, f in enumerate(kept) if _top_seen(f, k, gray, body, k * a_px) == "fine")
+        # (as _face_ok saw it when it took the face: tops)
+        inferred.update(i for i, f in enumerate(kept) if (tops[_top_key(f)] if _top_key(f) in tops
+                        else _top_seen(f, k, gray, body, k * a_px)) == "fine")
     if det.faint and a_px and cal.n_dice is not None and len(kept) < cal.n_dice:
         # a die short: maybe a glossy black die's one whose faint pip was refused as a little squashed
         for s in det.faint:
@@ -1075,13 +1078,16 @@ def _top_face_at(x0: float, y0: float, r: float, kept: list[Face], k: float, a: 
 
 
 def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple[np.ndarray, float] | None,
-             a: float) -> bool:
+             a: float, tops: dict[tuple, str | None] | None = None) -> bool:
     """Is face `f` (working coordinates, working copy = frame * k; `a` the corner offset there) a die's
     top face as seen? Every check is one that a group of real pips can fail where its die is not
     what the pips suggest; group() asks it of each face it would take, so a face that fails leaves
-    its pips to the next candidate (a touching die's pip paired with this die's)."""
+    its pips to the next candidate (a touching die's pip paired with this die's). `tops` keeps what
+    _top_seen said of each face asked (by _top_key: all it looks at)."""
     x, y = f.cx / k, f.cy / k
     top = _top_seen(f, k, gray, body, a)
+    if tops is not None:
+        tops[_top_key(f)] = top
     if top is None:
         return False
     if f.value == 2 and top != "fine" and body is not None and _off_centre(body, x, y, a / k) > TWO_OFF_CENTRE * a / k \
@@ -1098,6 +1104,11 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     if f.value >= 2 and not _holes_plain(frame, f, k, gray):
         return False  # a pip where the layout has none (a five read as a four): no face
     return True
+
+
+def _top_key(f: Face) -> tuple:
+    """All of face `f` that _top_seen looks at (within one frame's read)."""
+    return f.value, f.cx, f.cy, f.r, f.fit.A, f.fit.cx, f.fit.cy
 
 
 def _top_seen(f: Face, k: float, gray: np.ndarray, body: tuple[np.ndarray, float] | None, a: float) -> str | None:
