@@ -16,7 +16,7 @@
 3. With a calibration: a face must sit on something that is not the empty
    tray; two faces closer than a die leave the stronger, or make the die
    `unreadable` when they contradict each other; well outside the tray floor
-   (or raised near its edge) and outside the keep zone it is `off_tray`; a
+   (or raised near its edge: inside the floor, at full resolution too) and outside the keep zone it is `off_tray`; a
    foreshortened four to six (on the working copy, or, when vision.tilt has a
    doubt, its pips measured at full resolution), or a die vision.tilt scores
    as cocked, is `cocked`; pips that make no face are `unreadable`, unless they are light
@@ -26,7 +26,12 @@
    refused only as a little squashed may be a one in the middle of a plain square top
    (`_faint_one`). Still a die short, light spots are looked for again with no plain ring asked
    where nothing was read (`_unread_spots`: a six's or five's pips on a bright-shining top) and
-   read from their grid or as a faint one, inferred faces like the others. Flat ones: a lone light pip
+   read from their grid or as a faint one, inferred faces like the others. Light spots or loose light
+   pips that read no face from their own places are read from the die's top first (`_top_face`: a
+   glossy black die's grey-shining top, whose corners answer the spot search more strongly than its
+   faint pips; the top's edges give its middle and yaw, its grid's nine places the face). A face on
+   no die body whose flat top the 16 rays of `_square_top` miss by a ray or two (a black die on black
+   felt) may show it to a finer look (`_square_fine`), inferred too. Flat ones: a lone light pip
    kept from being a one only by a much fainter spot beside it is one when its grid is plain
    (`_faint_one`); a one's die body's middle may lie a little farther aside towards the camera's
    nadir (`_one_centred`); a glint a two's diagonal from a one's pip leaves the one in doubt only
@@ -463,9 +468,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
     a_px = cal.pip_a if cal.pip_a is not None else estimate_a(frame)  # no reference throw: measure this frame
     body = _body_map(frame, cal)
     rois, changed = search_area(body if a_px else None, a_px or 0.0)
+    tops: dict[tuple, str | None] = {}  # what _face_ok's _top_seen said of each face (_top_key)
     det = detect(frame, a_px if a_px else 0.0135 * gray.shape[1], a_px is not None, rois, changed,
                  cal.pip_kinds if a_px is not None else "both",
-                 accept=lambda f, k: _face_ok(f, k, frame, gray, body, k * a_px), measured=cal.pip_a is not None)
+                 accept=lambda f, k: _face_ok(f, k, frame, gray, body, k * a_px, tops), measured=cal.pip_a is not None)
     k = det.scale
     a = det.a if det.a else 7.0
     die = DIE_OVER_A * a / k  # top face side, frame pixels
@@ -511,6 +517,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         inferred.update(i for i, f in enumerate(kept) if f.value == 1
                         and _off_centre(body, f.cx / k, f.cy / k, a / k) > ONE_OFF_CENTRE * a / k
                         and not _square_top(gray, f.cx / k, f.cy / k, a / k, f.r / k))
+        # a face on no die body whose flat top showed only to the finer look (_square_fine)
+        # (as _face_ok saw it when it took the face: tops)
+        inferred.update(i for i, f in enumerate(kept) if (tops[_top_key(f)] if _top_key(f) in tops
+                        else _top_seen(f, k, gray, body, k * a_px)) == "fine")
     if det.faint and a_px and cal.n_dice is not None and len(kept) < cal.n_dice:
         # a die short: maybe a glossy black die's one whose faint pip was refused as a little squashed
         for s in det.faint:
@@ -582,6 +592,10 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 # or bevel, under FAINT_HOLES of its contrast, alike enough for group() to call the one
                 # crowded: own seed 28,000,449): a one when the grid around it is plain (_faint_one)
                 f = _faint_one(c[0], det, kept, k, a, frame, gray, body, a_px, FAINT_HOLES)
+            if f is None and body is not None and cal.pip_kinds != "dark" and not any(q.dark for q in c):
+                # light pips and a grey-shining top's corners (or a bevel's glints) that read as no
+                # face from their places: the top first (_top_face)
+                f = _top_face(c, det, kept, k, a, frame, gray, body, a_px)
             if f is None:
                 rest.append(c)
             else:
@@ -620,6 +634,9 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
                 if len(ones) == 1:
                     f = replace(ones[0][1], pips=(len(det.pips),))
                     det = replace(det, pips=det.pips + (ones[0][0],))
+            if f is None:
+                # the spots may be a grey-shining top's corners around faint pips: read it top first
+                f = _top_face(c, det, kept, k, a, frame, gray, body, a_px)
             if f is not None:
                 inferred.add(len(kept))
                 kept.append(f)
@@ -636,7 +653,8 @@ def _read_calibrated(frame: np.ndarray, gray: np.ndarray, cal: "Calibration") ->
         status, why = "ok", ""
         if i in doubtful:
             status, why = "unreadable", "contradicted"
-        elif _off_tray(cal, x, y, die, f.a / a if f.value >= 2 else None, f.dark):
+        elif _off_tray(cal, x, y, die, f.a / a if f.value >= 2 else None, f.dark,
+                       lambda: fine_spacing(frame, f, k, gray, kept, scales, any_kind=True)):
             status, why = "off_tray", "outside floor"
         elif f.value in (4, 5) and f.fit.aniso < 0.93:
             # the square top face is foreshortened: it is tilted. Not for a six, whose columns stand
@@ -824,18 +842,22 @@ def _completed(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarr
             sv = np.linalg.svd(sol[:2], compute_uv=False)
             if sv[1] < 0.8 * sv[0]:
                 return None
-    # the layout's pips in the image, and its fit (a similarity: the grid is square)
-    tpl = LAYOUTS[value]
-    for cq, sq in ((1, 0), (0, 1), (-1, 0), (0, -1)):
-        if frozenset((round(x * cq - y * sq), round(x * sq + y * cq)) for x, y in tpl) == pattern:
-            break
-    turned = s * complex(cq, sq)
-    fit = Fit(value, o.real, o.imag, (turned.real, -turned.imag, turned.imag, turned.real), 0.0, 1.0)
-    r = float(np.median([q.r for q in c]))
-    f = Face(value, o.real, o.imag, fit.a, fit.angle, r, False, 0.0, (), fit)
+    f = _grid_face(value, pattern, o, s, float(np.median([q.r for q in c])))
     if not _face_ok(f, k, frame, gray, body, k * a_px):
         return None
     return f
+
+
+def _grid_face(value: int, pattern: frozenset, o: complex, s: complex, r: float) -> Face:
+    """The face of `value` (2-6) whose pips sit at the grid places `pattern` of the grid centred at
+    `o` with step `s` (a complex number: size and turn; working coordinates), pips of radius `r`:
+    the layout's fit (a similarity: the grid is square), no pips of det's."""
+    for cq, sq in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+        if frozenset((round(x * cq - y * sq), round(x * sq + y * cq)) for x, y in LAYOUTS[value]) == pattern:
+            break
+    turned = s * complex(cq, sq)
+    fit = Fit(value, o.real, o.imag, (turned.real, -turned.imag, turned.imag, turned.real), 0.0, 1.0)
+    return Face(value, o.real, o.imag, fit.a, fit.angle, r, False, 0.0, (), fit)
 
 
 def _completed_sub(c: list[Pip], det: Detection, k: float, a: float, frame: np.ndarray, gray: np.ndarray,
@@ -978,15 +1000,10 @@ def _faint_one(s: Pip, det: Detection, kept: list[Face], k: float, a: float, fra
     yaw = _square_yaw(gray, x, y, ak, s.r / k, FAINT_SQUARE)
     if yaw is None or frame.ndim != 3:
         return None
-    c, sn = math.cos(yaw), math.sin(yaw)
-    places = [(0.0, 0.0), (0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + [
-        (float(u), float(v)) for u in (-1, 0, 1) for v in (-1, 0, 1) if u or v]
-    xs = [int(round(x + ak * (c * u - sn * v))) for u, v in places]
-    ys = [int(round(y + ak * (sn * u + c * v))) for u, v in places]
-    h, w = frame.shape[:2]
-    if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
+    tones = _grid_whiteness(frame, x, y, ak, yaw, [(0.0, 0.0), (0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)] + [
+        (float(u), float(v)) for u in (-1, 0, 1) for v in (-1, 0, 1) if u or v])
+    if tones is None:
         return None
-    tones = _whiteness_at(frame, xs, ys)
     pip_t, face_t = float(tones[0]), float(np.median(tones[1:5]))
     span = pip_t - face_t
     if span < 20:
@@ -996,29 +1013,89 @@ def _faint_one(s: Pip, det: Detection, kept: list[Face], k: float, a: float, fra
     return f
 
 
+def _top_face(c: list[Pip], det: Detection, kept: list[Face], k: float, a: float, frame: np.ndarray,
+              gray: np.ndarray, body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+    """The face of a glossy black die read from its top first: light spots `c` (working coordinates)
+    that make no face from their own places (a grey-shining top's four corners answer the spot
+    search more strongly than its faint pips: own seeds 35,000,780, 22,000,075) lie on a flat top
+    whose middle the top's own edges give (_square_centre, from the spots' mean), with a flat
+    square's yaw (_square_yaw, FAINT_SQUARE); the nine places of its 3x3 grid, measured in the
+    frame's whiteness against the top's tone (the four places between the middle and the corners),
+    must make a face's layout: a pip from COMPLETE_PIP of the brightest place's height over the
+    tone (at least 20 grey levels), a hole under FAINT_HOLES. No face is within 3.2 corner offsets.
+    Then a face's checks (_face_ok). None otherwise."""
+    if frame.ndim != 3 or not c:
+        return None
+    r = float(np.median([q.r for q in c]))
+    seeds = [(float(np.mean([q.x for q in c])), float(np.mean([q.y for q in c])))] + \
+        ([(q.x, q.y) for q in c] if len(c) > 1 else [])
+    found = [f for sx, sy in seeds if (f := _top_face_at(sx / k, sy / k, r, kept, k, a, frame, gray, body, a_px))]
+    # every seed that reads must read the same face (its value, its middle within 0.3 a), or no guess
+    if not found or any(f.value != found[0].value or math.hypot(f.cx - found[0].cx, f.cy - found[0].cy) > 0.3 * a
+                        for f in found):
+        return None
+    return found[0]
+
+
+def _top_face_at(x0: float, y0: float, r: float, kept: list[Face], k: float, a: float, frame: np.ndarray,
+                 gray: np.ndarray, body: tuple[np.ndarray, float] | None, a_px: float) -> Face | None:
+    """_top_face from one seed (x0, y0) (frame pixels); `r` the spots' radius (working pixels). The
+    top's edges are looked for where it ends darker (a grey-shining top in its black bevel: its
+    light pips do not end it), else where it ends either way (a black top on lighter felt)."""
+    ak, rk = a / k, r / k
+    for darker in (True, False):
+        mid = _square_centre(gray, x0, y0, ak, rk, darker)
+        if mid is None:
+            continue
+        x, y = mid
+        yaw = _square_yaw(gray, x, y, ak, rk, FAINT_SQUARE, darker)
+        if yaw is not None:
+            break
+    else:
+        return None
+    if any(math.hypot(f.cx / k - x, f.cy / k - y) < 3.2 * ak for f in kept):
+        return None
+    tones = _grid_whiteness(frame, x, y, ak, yaw, _GRID + [(0.5, 0.5), (-0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)])
+    if tones is None:
+        return None
+    face_t = float(np.median(tones[9:]))
+    span = float(tones[:9].max()) - face_t
+    if span < 20:
+        return None
+    rel = (tones[:9] - face_t) / span
+    if np.any((rel >= FAINT_HOLES) & (rel < COMPLETE_PIP)) or np.any(rel < -0.5):
+        return None  # a place neither pip nor face, or off the shining top
+    pattern = frozenset(_GRID[i] for i in range(9) if rel[i] >= COMPLETE_PIP)
+    value = next((n for n, ps in _PATTERNS.items() if pattern in ps), None)
+    if value is None:
+        return None
+    # (working coordinates)
+    f = Face(1, x * k, y * k, a, 0.0, r, False, 0.0, (), single(x * k, y * k, a)) if value == 1 else \
+        _grid_face(value, pattern, complex(x * k, y * k), a * complex(math.cos(yaw), math.sin(yaw)), r)
+    if not _face_ok(f, k, frame, gray, body, k * a_px):
+        return None
+    return f
+
+
 def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple[np.ndarray, float] | None,
-             a: float) -> bool:
+             a: float, tops: dict[tuple, str | None] | None = None) -> bool:
     """Is face `f` (working coordinates, working copy = frame * k; `a` the corner offset there) a die's
     top face as seen? Every check is one that a group of real pips can fail where its die is not
     what the pips suggest; group() asks it of each face it would take, so a face that fails leaves
-    its pips to the next candidate (a touching die's pip paired with this die's)."""
+    its pips to the next candidate (a touching die's pip paired with this die's). `tops` keeps what
+    _top_seen said of each face asked (by _top_key: all it looks at)."""
     x, y = f.cx / k, f.cy / k
-    # pips on bare felt (a pattern, a speck) have no die under them (a black die on black felt shows
-    # only by its bevels and shadow, around its top face)
-    on_die = body is None or _has_body(body, x, y, 1.1 * a / k) or _has_body(body, x, y, 2.0 * a / k, share=0.25)
-    if f.value == 1 and body is not None and not (on_die and _one_centred(body, x, y, a / k, gray.shape)):
-        # a lone spot not in the middle of a die (a pip on a side face, a speck), or on bare felt;
-        # unless its own flat top shows around it: a black die on black felt hardly differs from
-        # the empty tray, and the body map misses it or puts its middle aside
-        if not _square_top(gray, x, y, a / k, f.r / k):
-            return False
-    elif not on_die:
+    top = _top_seen(f, k, gray, body, a)
+    if tops is not None:
+        tops[_top_key(f)] = top
+    if top is None:
         return False
-    if f.value == 2 and body is not None and _off_centre(body, x, y, a / k) > TWO_OFF_CENTRE * a / k \
-            and not _square_top(gray, x, y, a / k, f.r / k):
+    if f.value == 2 and top != "fine" and body is not None and _off_centre(body, x, y, a / k) > TWO_OFF_CENTRE * a / k \
+            and not _square_top(gray, x, y, a / k, f.r / k) and not _square_fine(gray, f, k, a):
         # a two's middle is its die's: not a one-pip paired with a spot on the bevel. Unless it is the
-        # middle of a flat square top (_square_top): a black die on dark felt, whose shadow the body
-        # map takes for die, puts the body's middle aside (such a two is tilt-gated as inferred)
+        # middle of a flat square top (_square_top, or measured finer in the pips' yaw: _square_fine):
+        # a black die on dark felt, whose shadow the body map takes for die, puts the body's middle
+        # aside (such a two is tilt-gated as inferred)
         return False
     if f.value == 2 and f.a < ONE_IN_TWO * a and _one_in_two(f, k, frame, gray, a):
         return False  # a one-pip paired with a pip of a side face beside it: the one comes next
@@ -1027,6 +1104,34 @@ def _face_ok(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, body: tuple
     if f.value >= 2 and not _holes_plain(frame, f, k, gray):
         return False  # a pip where the layout has none (a five read as a four): no face
     return True
+
+
+def _top_key(f: Face) -> tuple:
+    """All of face `f` that _top_seen looks at (within one frame's read)."""
+    return f.value, f.cx, f.cy, f.r, f.fit.A, f.fit.cx, f.fit.cy
+
+
+def _top_seen(f: Face, k: float, gray: np.ndarray, body: tuple[np.ndarray, float] | None, a: float) -> str | None:
+    """What shows that face `f` (working coordinates; `a` the corner offset there) lies on a die's top:
+    "body" (the body map, or none to ask), "square" (its own flat top around a one's pip: _square_top),
+    "fine" (its flat top measured finer: _square_fine; the face is then read from weak evidence, and
+    the reader takes it as inferred, tilt-gated) or None (nothing: no face)."""
+    x, y = f.cx / k, f.cy / k
+    # pips on bare felt (a pattern, a speck) have no die under them (a black die on black felt shows
+    # only by its bevels and shadow, around its top face)
+    on_die = body is None or _has_body(body, x, y, 1.1 * a / k) or _has_body(body, x, y, 2.0 * a / k, share=0.25)
+    if f.value == 1 and body is not None and not (on_die and _one_centred(body, x, y, a / k, gray.shape)):
+        # a lone spot not in the middle of a die (a pip on a side face, a speck), or on bare felt;
+        # unless its own flat top shows around it: a black die on black felt hardly differs from
+        # the empty tray, and the body map misses it or puts its middle aside
+        if _square_top(gray, x, y, a / k, f.r / k):
+            return "square"
+        return "fine" if _square_fine(gray, f, k, a) else None
+    if not on_die:
+        # a face of two to six pips on no body: a black die on black felt, when its flat top shows
+        # around the pips, in the square the pips' own yaw gives
+        return "fine" if _square_fine(gray, f, k, a) else None
+    return "body"
 
 
 #: _face_ok: a two's middle at most this many corner offsets from its die body's (_off_centre), or in
@@ -1046,12 +1151,14 @@ ONE_IN_TWO = 1.2
 
 def _one_in_two(f: Face, k: float, frame: np.ndarray, gray: np.ndarray, a: float) -> bool:
     """Is one of a two's pips a one's pip: in the middle of a plain top face (_lone_pip) of a flat
-    die's size and shape (_square_top)? A flat two's corner pips are neither (the face ends 0.75 a
-    from them on two sides); a one's pip paired with a side face's pip beside it is both."""
+    die's size and shape (_square_yaw, from FAINT_SQUARE: a die with a wide bevel, whose even top
+    ends at 1.45-1.55 corner offsets, own seed 40,000,581's yellow one paired with a dark spot on
+    its bevel)? A flat two's corner pips are neither (the face ends 0.75 a from them on two sides);
+    a one's pip paired with a side face's pip beside it is both."""
     for u in (-1.0, 1.0):
         px, py = f.fit.to_image(u, u)
         x, y, ak, rk = px / k, py / k, a / k, f.r / k
-        if _lone_pip(frame, x, y, ak, rk, f.dark, gray) and _square_top(gray, x, y, ak, rk):
+        if _lone_pip(frame, x, y, ak, rk, f.dark, gray) and _square_yaw(gray, x, y, ak, rk, FAINT_SQUARE) is not None:
             return True
     return False
 
@@ -1071,9 +1178,15 @@ _RING24_COS, _RING24_SIN = np.cos(_RING24), np.sin(_RING24)
 #: the cocked ones the tilt model missed score 0.095-0.15) makes it an AND of two independent looks.
 #: It caught 3 of the 5 cocked dice read as flat in those scenes (a six 0.956, fives 0.945 and 0.964,
 #: all at 1280 px, scored 0.10-0.15) and called no flat die cocked.
+#: FINE_SQUARE_SMALL was 0.95 until own seed 35,000,769, a flat green six at 640 px touching a green
+#: two, scored 0.01 or more and measured 0.934. With the tilt model of now, on the reader's faces of
+#: 4,353 own scenes (the clean and cocked ones of seeds 22,000,000 up 2,000, 24,000,000 up 600,
+#: 27,000,000 up 800, 28,000,000 up 800, 25,000,000 up 600 cocked, 25,100,000 up 600 clean) the cocked
+#: fours to sixes this rule catches at 640 px measure 0.795-0.904 (7 dice), and no flat one is gated
+#: under 0.95: 0.92 lies between.
 FINE_GATE = 0.01
 FINE_SQUARE = 0.97
-FINE_SQUARE_SMALL = 0.95
+FINE_SQUARE_SMALL = 0.92
 FINE_MIN_A = 11.0
 
 
@@ -1121,11 +1234,13 @@ def fine_scale(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None = N
 
 
 def fine_spacing(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None, faces: list[Face],
-                 scales: dict[int, float | None] | None = None) -> float | None:
+                 scales: dict[int, float | None] | None = None, any_kind: bool = False) -> float | None:
     """Face `f`'s fine_scale over the median of the other `faces`' with pips of its kind (dark or
-    light: the centroids of light pips sit a few per cent off those of dark ones); None when it or
-    none of them measures. `scales` keeps the measures by the faces' id for another call. (Each
-    measure costs about 0.3-0.5 ms: the other faces are measured only for a two or three in doubt.)"""
+    light: the centroids of light pips sit a few per cent off those of dark ones; with `any_kind`
+    all of them: at full resolution light pips' centroids sit under 1% off, and a die of light pips
+    may be the only one); None when it or none of them measures. `scales` keeps the measures by the
+    faces' id for another call. (Each measure costs about 0.3-0.5 ms: the other faces are measured
+    only for a die in doubt.)"""
     scales = {} if scales is None else scales
     def scale(g: Face) -> float | None:
         if id(g) not in scales:
@@ -1134,7 +1249,7 @@ def fine_spacing(frame: np.ndarray, f: Face, k: float, gray: np.ndarray | None, 
     own = scale(f)
     if own is None:
         return None
-    others = [s for g in faces if g is not f and g.dark == f.dark and (s := scale(g)) is not None]
+    others = [s for g in faces if g is not f and (any_kind or g.dark == f.dark) and (s := scale(g)) is not None]
     return own / float(np.median(others)) if others else None
 
 
@@ -1280,6 +1395,19 @@ def _whiteness_at(frame: np.ndarray, xs: list[int], ys: list[int]) -> np.ndarray
     return np.partition(whiteness(frame[py, px]), 4, axis=1)[:, 4].astype(np.float64)
 
 
+def _grid_whiteness(frame: np.ndarray, x: float, y: float, a: float, yaw: float,
+                    places: list[tuple[float, float]]) -> np.ndarray | None:
+    """_whiteness_at the `places` (grid units: corner offsets `a`, frame pixels) of a face's grid
+    centred at (x, y) and turned by `yaw`; None when one lies on the frame's edge."""
+    c, sn = math.cos(yaw), math.sin(yaw)
+    xs = [int(round(x + a * (c * u - sn * v))) for u, v in places]
+    ys = [int(round(y + a * (sn * u + c * v))) for u, v in places]
+    h, w = frame.shape[:2]
+    if min(xs) < 1 or min(ys) < 1 or max(xs) >= w - 1 or max(ys) >= h - 1:
+        return None
+    return _whiteness_at(frame, xs, ys)
+
+
 def _round_pip(det: "Detection", f: Face) -> bool:
     """The pip of a one is round, as a top face's pips are (a side face's are squashed)."""
     return det.pips[f.pips[0]].elong >= 0.75
@@ -1301,11 +1429,24 @@ def _rank(f: Face, a: float | None) -> tuple[float, float]:
 LIGHT_SLACK = 0.05  # _off_tray: how much bigger a flat face of light pips may measure than one of dark
 
 
+#: _off_tray: a die on the tray floor (inside its polygon) that the working copy measures raised is on
+#: the rim only when its pips, measured at the frame's own resolution, stand at least this share of
+#: the other dice's spacing too (fine_spacing, any pip kind; a die on the rim looks 3-11% bigger). On
+#: the reader's faces of the 2,000 own mirror scenes (22,000,000 up) every die the working copy
+#: measured grown by 2% or more inside the floor or up to 0.8 die out was a flat one (at full
+#: resolution 0.981-1.029) or a cocked one's (1.034-1.108); no off-tray die lay there. Two flat threes
+#: of light pips 0.38 and 0.43 die inside the floor, measured 1.11 grown on the working copy, were
+#: called off the tray (own seeds 34,000,232 and 24,000,589: at full resolution 1.000 and 1.007)
+RAISED_FINE = 1.03
+
+
 def _off_tray(cal: "Calibration", x: float, y: float, die: float, grown: float | None = None,
-              dark: bool = True) -> bool:
+              dark: bool = True, fine: Callable[[], float | None] | None = None) -> bool:
     """A die whose top face is centred at (x, y) lies off the tray floor (on the rim or the table)
     and not in the keep zone. `grown`: its face's size over a flat die's on the floor (None: not
-    known, a one); `dark`: its pips are dark (light pips measure less steadily: LIGHT_SLACK).
+    known, a one); `dark`: its pips are dark (light pips measure less steadily: LIGHT_SLACK);
+    `fine`: its spacing measured at full resolution (fine_spacing; asked only for a die inside the
+    floor that only its working-copy size calls raised: RAISED_FINE).
 
     The floor found in the empty frame can stop short of a wall in its shadow (a dark
     felt), so a die half a die to 0.8 die outside it is off the tray only when it does not
@@ -1327,7 +1468,11 @@ def _off_tray(cal: "Calibration", x: float, y: float, die: float, grown: float |
     g = None if grown is None else grown - (0.0 if dark else LIGHT_SLACK)
     raised = g is not None and g >= 1.05
     off = (d < -0.8 * die or (d < -0.5 * die and (g is None or g >= 1.02))
-           or (raised and d < 0.5 * die) or (d < -0.25 * die and g is not None and g >= 1.03))
+           or (d < -0.25 * die and g is not None and g >= 1.03))
+    if not off and raised and d < 0.5 * die:
+        # raised by its size alone: inside the floor only when full resolution says so too
+        q = fine() if fine is not None and d >= 0.0 else None
+        off = q is None or q >= RAISED_FINE
     if not off:
         return False
     return cal.keep_zone is None or tray.distance(cal.keep_zone, x, y) <= -0.2 * die
@@ -1448,7 +1593,8 @@ def _square_top(gray: np.ndarray, x: float, y: float, a: float, r: float) -> boo
     return _square_yaw(gray, x, y, a, r) is not None
 
 
-def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least: float = 1.55) -> float | None:
+def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least: float = 1.55,
+                darker: bool = False) -> float | None:
     """Is (x, y) (frame pixels; `a` the corner offset, `r` the pip's radius there) the middle of a
     flat top face of a die's size? Along 16 rays from the pip the face's own even tone ends (at its
     bevel, its shadow or the felt) where a square of the flat top's size (half side 1.55-2.05 a),
@@ -1456,7 +1602,26 @@ def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least:
     on black felt, where the frame hardly differs from the empty tray and the body map cannot place
     the die; a pip on a side face (foreshortened: no square) or off a face's middle, or a speck on
     bare felt (no edge), fails. The square's yaw (radians, 0 to 90 degrees), or None when it fails.
-    `least`: the smallest half side, in corner offsets."""
+    `least`: the smallest half side, in corner offsets; `darker`: see _ray_ends."""
+    d = _ray_ends(gray, x, y, a, r, darker)
+    if d is None:
+        return None
+    found = np.isfinite(d)
+    if found.sum() < SQUARE_RAYS:
+        return None  # rays run on in the face's tone: bare felt, no die
+    half = np.median(np.where(found, d, 3.0 * a)[None, :] / _SQUARE, axis=1)  # the square's half side, per yaw
+    near = (np.abs(d[None, :] - half[:, None] * _SQUARE) <= 0.3 * a).sum(axis=1)
+    best = int(near.argmax())
+    return float(_YAWS[best]) if near[best] >= SQUARE_RAYS and least * a <= half[best] <= 2.05 * a else None
+
+
+def _ray_ends(gray: np.ndarray, x: float, y: float, a: float, r: float, darker: bool = False) -> np.ndarray | None:
+    """Along 16 rays from (x, y) (frame pixels; `a` the corner offset, `r` a pip's radius there), how
+    far (frame pixels) the even tone around the pip (the top face's, sampled from 1.1 a or just past
+    the pip) runs before it ends: two samples in a row off it (by 10 grey levels, or 4 times its
+    noise); inf where it runs on to 2.9 a. None where the rays leave the frame. With `darker` only
+    samples darker than the tone end it (a top shining brighter than its bevel: its light pips do
+    not). (_square_yaw, _square_centre)"""
     h, w = gray.shape[:2]
     r0, r1 = max(1.1 * a, 1.6 * r), 2.9 * a
     m = int(math.ceil(r1)) + 2
@@ -1469,16 +1634,113 @@ def _square_yaw(gray: np.ndarray, x: float, y: float, a: float, r: float, least:
     inner = v[:, :3]
     tone = float(np.median(inner))
     noise = float(np.median(np.abs(inner - tone)))
-    off = np.abs(v - tone) > max(10.0, 4.0 * noise)
+    off = (tone - v if darker else np.abs(v - tone)) > max(10.0, 4.0 * noise)
     edge = off[:, :-1] & off[:, 1:]  # two samples in a row: not noise
-    found = edge.any(axis=1)
-    if found.sum() < SQUARE_RAYS:
-        return None  # rays run on in the face's tone: bare felt, no die
-    d = np.where(found, steps[edge.argmax(axis=1)], np.inf)
-    half = np.median(np.where(found, d, 3.0 * a)[None, :] / _SQUARE, axis=1)  # the square's half side, per yaw
-    near = (np.abs(d[None, :] - half[:, None] * _SQUARE) <= 0.3 * a).sum(axis=1)
-    best = int(near.argmax())
-    return float(_YAWS[best]) if near[best] >= SQUARE_RAYS and least * a <= half[best] <= 2.05 * a else None
+    return np.where(edge.any(axis=1), steps[edge.argmax(axis=1)], np.inf)
+
+
+_PAIRS = np.stack([_RAY_COS[:8], _RAY_SIN[:8]], axis=1)  # the first ray of each opposite pair
+
+
+def _square_centre(gray: np.ndarray, x: float, y: float, a: float, r: float,
+                   darker: bool = False) -> tuple[float, float] | None:
+    """The middle of the even top around (x, y) (frame pixels): each pair of opposite rays
+    (_ray_ends) ends at a chord whose middle lies off (x, y) along them; the least-squares shift
+    that explains those (at least 6 of the 8 pairs ending both ways), applied twice. None where the
+    tone does not end (no top) or the frame's edge is near."""
+    for _ in range(2):
+        d = _ray_ends(gray, x, y, a, r, darker)
+        if d is None:
+            return None
+        both = np.isfinite(d[:8]) & np.isfinite(d[8:])
+        if both.sum() < 6:
+            return None
+        m = (d[:8][both] - d[8:][both]) / 2.0
+        U = _PAIRS[both]
+        s = np.linalg.lstsq(U, m, rcond=None)[0]
+        x, y = x + float(s[0]), y + float(s[1])
+    return x, y
+
+
+#: _square_fine: _square_top's look, measured finer where a face lies on no die body (a black die on
+#: black felt, where the frame hardly differs from the empty tray): SQUARE_FINE_RAYS rays at sub-pixel
+#: places (bilinear), the square's middle up to SQUARE_FINE_SHIFT corner offsets from the face's (the
+#: top's even tone ends at a dark bevel on one side and at a glint or the side face towards the nadir on
+#: the other, and a pip's middle is found on the working copy, a corner offset of 8 px), rays past the
+#: face's pips, and the same share of them as _square_top's (SQUARE_RAYS of 16). A face of two to six
+#: pips: the square's yaw within SQUARE_FINE_YAW of the pips' own. Sixteen whole-pixel rays are coarse
+#: where the bevels are faint: on own seeds 35,000,196 (a black one) and 22,000,800 (a black two), flat
+#: on black felt, the count moves 11-13 of 16 as the middle moves 0.1 corner offsets (8-13 within 0.3),
+#: and the middle the face gives counts 11; at 32 sub-pixel rays the best of the nine middles counts
+#: 0.84 (the one) and 0.78 (the two, its own pips passed). A face taken so is inferred (tilt-gated:
+#: FINE_GATE). On 1,000 own scenes with every die black on black felt (41,000,000 up, the bench's mix)
+#: it read 50 clean scenes more (432 -> 482 of 548) and no cocked, off-tray or missing one ok (each
+#: still a reroll; no die the truth calls cocked or off the tray read ok, no value wrong); on 600 on
+#: dark green felt (42,000,000 up) no verdict changed (two rerolls' reasons did), and on the bench-like
+#: own sets (22M, 24M, 27M, 28M, 34M, 35M) only those two clean scenes' verdicts did.
+SQUARE_FINE_RAYS = 32
+SQUARE_FINE_SHIFT = 0.1
+SQUARE_FINE_YAW = math.radians(10.0)
+_FINE_RAYS = np.linspace(0, 2 * math.pi, SQUARE_FINE_RAYS, endpoint=False)
+_FINE_COS, _FINE_SIN = np.cos(_FINE_RAYS), np.sin(_FINE_RAYS)
+_FINE_YAWS = np.radians(np.arange(0, 90, 1.5))
+_FINE_SHIFTS = np.array([(dx, dy) for dy in (-1.0, 0.0, 1.0) for dx in (-1.0, 0.0, 1.0)])
+_FINE_SQUARE = 1.0 / np.maximum(np.abs(np.cos(_FINE_RAYS[None, :] - _FINE_YAWS[:, None])),
+                                np.abs(np.sin(_FINE_RAYS[None, :] - _FINE_YAWS[:, None])))
+
+
+def _square_fine(gray: np.ndarray, f: Face, k: float, a: float) -> bool:
+    """Is face `f` (working coordinates, `a` the corner offset there) the middle of a flat top face of a
+    die's size, measured finer than _square_top (SQUARE_FINE_RAYS, see there)? Along each ray the
+    face's own pips are passed (a ray within a pip's radius and 0.3 corner offsets of one of the
+    layout's places looks for the edge only beyond it); the square's half side is 1.55-2.05 corner
+    offsets, as _square_top's."""
+    x, y, ak, r = f.cx / k, f.cy / k, a / k, f.r / k
+    h, w = gray.shape[:2]
+    r0, r1 = max(1.1 * ak, 1.6 * r), 2.9 * ak
+    m = int(math.ceil(r1 + SQUARE_FINE_SHIFT * ak)) + 2
+    if x - m < 0 or y - m < 0 or x + m >= w or y + m >= h:
+        return False
+    x0, y0 = int(x) - m, int(y) - m
+    patch = gray[y0:int(y) + m + 1, x0:int(x) + m + 1].astype(np.float32)
+    steps = np.arange(r0, r1, 0.1 * ak)
+    places = [] if f.value == 1 else [f.fit.to_image(float(u), float(v)) for u, v in LAYOUTS[f.value]]
+    if f.value == 1:
+        yaws = np.ones(len(_FINE_YAWS), bool)
+    else:  # the pips' yaw: the face's first axis, a quarter turn either way the same square
+        turn = (_FINE_YAWS - f.fit.angle) % (math.pi / 2)
+        yaws = np.minimum(turn, math.pi / 2 - turn) <= SQUARE_FINE_YAW
+    least = SQUARE_RAYS / len(_RAYS) * SQUARE_FINE_RAYS
+    # the nine middles (the face's, and SQUARE_FINE_SHIFT aside) at once: middles x rays x steps
+    cx = (x - x0 + _FINE_SHIFTS[:, 0] * SQUARE_FINE_SHIFT * ak)[:, None, None]
+    cy = (y - y0 + _FINE_SHIFTS[:, 1] * SQUARE_FINE_SHIFT * ak)[:, None, None]
+    xs = (cx + steps * _FINE_COS[:, None]).astype(np.float32)
+    ys = (cy + steps * _FINE_SIN[:, None]).astype(np.float32)
+    n, rays, length = xs.shape
+    v = cv2.remap(patch, xs.reshape(n * rays, length), ys.reshape(n * rays, length),
+                  cv2.INTER_LINEAR).reshape(n, rays, length)
+    skip = np.zeros(v.shape, bool)
+    for px, py in places:
+        ddx, ddy = px / k - x0 - cx[:, :, 0], py / k - y0 - cy[:, :, 0]  # middles x 1
+        along = ddx * _FINE_COS + ddy * _FINE_SIN  # middles x rays
+        across = np.abs(ddy * _FINE_COS - ddx * _FINE_SIN)
+        skip |= (across < r + 0.3 * ak)[:, :, None] & (steps < (along + r + 0.3 * ak)[:, :, None])
+    tone, noise = np.empty(n), np.empty(n)
+    for i in range(n):  # each middle's tone: its rays' first samples, off the pips
+        inner = v[i, :, :3][~skip[i, :, :3]]
+        if inner.size == 0:
+            return False  # (every ray's start on a pip: no face's tone to measure)
+        tone[i] = np.median(inner)
+        noise[i] = np.median(np.abs(inner - tone[i]))
+    off = (np.abs(v - tone[:, None, None]) > np.maximum(10.0, 4.0 * noise)[:, None, None]) & ~skip
+    edge = off[:, :, :-1] & off[:, :, 1:]  # two samples in a row: not noise
+    found = edge.any(axis=2)  # middles x rays
+    d = np.where(found, steps[edge.argmax(axis=2)], np.inf)
+    half = np.median(np.where(found, d, 3.0 * ak)[:, None, :] / _FINE_SQUARE, axis=2)  # middles x yaws
+    near = (np.abs(d[:, None, :] - half[:, :, None] * _FINE_SQUARE) <= 0.3 * ak).sum(axis=2)
+    fits = yaws & (near >= least) & (half >= 1.55 * ak) & (half <= 2.05 * ak)
+    # (rays that run on in the face's tone: bare felt, no die)
+    return bool(np.any(fits & (found.sum(axis=1) >= least)[:, None]))
 
 
 #: _one_centred: a one's die body's middle lies at most ONE_OFF_CENTRE corner offsets from its pip; or,

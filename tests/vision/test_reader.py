@@ -179,6 +179,30 @@ def test_a_light_face_against_a_wall_may_measure_bigger_before_it_counts_as_rais
     assert _off_tray(cal, 60.0, 240.0, die, 1.0, dark=False)  # a die out from the floor
 
 
+def test_a_face_raised_only_on_the_working_copy_is_asked_at_full_resolution() -> None:
+    """Inside the floor, a die the working copy measures raised is on the rim only when its pips at
+    the frame's own resolution stand RAISED_FINE or more of the other dice's spacing too; asked only
+    then (not for a die outside the floor, nor one the working copy does not call raised)."""
+    from calibration.profile import Calibration
+    from vision.reader import RAISED_FINE, _off_tray
+
+    cal = Calibration((640, 480), ((100.0, 100.0), (540.0, 100.0), (540.0, 380.0), (100.0, 380.0)))
+    die = 40.0
+    asked = []
+
+    def fine(q):
+        return lambda: asked.append(q) or q
+
+    assert not _off_tray(cal, 112.0, 240.0, die, 1.06, True, fine(1.0))  # flat at full resolution
+    assert _off_tray(cal, 112.0, 240.0, die, 1.06, True, fine(RAISED_FINE + 0.01))  # raised: the rim
+    assert _off_tray(cal, 112.0, 240.0, die, 1.06, True, fine(None))  # no measure: the working copy's
+    assert asked == [1.0, RAISED_FINE + 0.01, None]
+    asked.clear()
+    assert _off_tray(cal, 92.0, 240.0, die, 1.06, True, fine(1.0))  # 0.2 die out: raised is enough
+    assert not _off_tray(cal, 112.0, 240.0, die, 1.0, True, fine(1.2))  # not raised: never asked
+    assert asked == []
+
+
 def test_a_five_squashed_a_little_is_cocked_when_the_tilt_model_has_a_doubt(monkeypatch) -> None:
     """fine_aniso measures the pips at the frame's resolution: a five foreshortened to 15/16 passes
     the working copy's aniso cut (0.93) but not FINE_SQUARE, once the tilt model scores it at least
