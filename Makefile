@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_ARGS ?=
 
-.PHONY: demo test test-fast bench install clean
+.PHONY: demo test test-fast test-train train bench install clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -25,6 +25,22 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m "not slow" < /dev/null
+
+TRAIN_STAMP := $(VENV)/.installed-train
+
+$(TRAIN_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[train,test]'
+	touch $(TRAIN_STAMP)
+
+# the training recipe, end to end on a few samples (torch CPU build; not part of `make test`)
+test-train: $(TRAIN_STAMP)
+	YATZYCAM_TEST_TRAIN=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/train < /dev/null
+
+# the committed model's recipe: `make train PHOTOS=/path/to/dice-photos` (see vision/model/MODEL_CARD.md)
+PHOTOS ?=
+train: $(TRAIN_STAMP)
+	@test -n "$(PHOTOS)" || { echo "make train needs PHOTOS=/path/to/dice-photos" >&2; exit 2; }
+	$(BIN)/python -m vision.train.recipe --data "$(PHOTOS)"
 
 bench: $(STAMP)
 	$(BIN)/yatzycam bench

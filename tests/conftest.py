@@ -25,3 +25,7 @@ class _ThisTreesVision:
 
 
 sys.meta_path.insert(0, _ThisTreesVision)
+
+# tests/train needs PyTorch (the `train` extra): only `make test-train` collects it.
+if not os.environ.get("YATZYCAM_TEST_TRAIN"):
+    collect_ignore = ["train"]

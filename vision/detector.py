@@ -69,7 +69,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def decode(out: np.ndarray, scale: float, ox: float = 0.0, oy: float = 0.0, peak: float = PEAK) -> list[Die]:
-    """Dice from one net output (1, 3 + N_CLASSES, h, w) of an input that was the image scaled by
+    """Dice from one net output (1, 4 + N_CLASSES, h, w) of an input that was the image scaled by
     `scale` after cropping at (ox, oy): coordinates come back in the image's pixels."""
     out = out[0]
     heat = _sigmoid(out[0].astype(np.float32))

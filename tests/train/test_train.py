@@ -1,0 +1,86 @@
+"""`make test-train`: the training recipe runs end to end on a few samples (needs the `train` extra).
+
+A few steps on a few rendered scenes and real test photos, export to ONNX, load it with OpenCV's
+dnn, and check the net there gives what PyTorch gives; the same seed gives the same weights.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")  # this folder is collected only by `make test-train`
+
+from vision import detector  # noqa: E402
+from vision.train import train as T  # noqa: E402
+from vision.train.data import augment, render_cache, render_samples, targets  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "dice-photos"
+
+
+@pytest.fixture(scope="module")
+def renders(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("renders")
+    render_cache(out, range(3), workers=1)
+    return out
+
+
+def _args(renders: Path, out: Path, seed: int = 0, steps: int = 4) -> list[str]:
+    a = ["--renders", str(renders), "--out", str(out), "--steps", str(steps), "--batch", "4", "--crop", "96",
+         "--threads", "1", "--seed", str(seed), "--log-every", "2"]
+    if DATA.is_dir():
+        a += ["--data", str(DATA), "--limit", "4"]
+    return a
+
+
+def test_targets_put_each_die_at_its_cell():
+    dice = np.array([[41.0, 22.0, 24.0, 2], [10.0, 70.0, 20.0, 6]], np.float32)
+    t = targets(dice, np.full((96, 96), 255, np.uint8), 96)
+    assert t["centre"].sum() == 2
+    assert t["centre"][22 // 4, 41 // 4] == 1 and t["cls"][22 // 4, 41 // 4] == 2
+    assert t["cls"][70 // 4, 10 // 4] == detector.NOT_READABLE
+    assert np.isclose(np.exp(t["size"][22 // 4, 41 // 4]) * detector.STRIDE, 24.0)
+    assert t["heat"].max() <= 1.0 and t["heat"][22 // 4, 41 // 4] > 0.9
+
+
+def test_augment_keeps_labels_on_the_dice(renders):
+    s = next(x for x in render_samples(renders) if len(x.dice))
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        g, d, m = augment(s, rng, 96)
+        assert g.shape == (96, 96) and m.shape == (96, 96)
+        sizes = d[:, 2]
+        assert np.all(sizes > 0)
+
+
+def test_a_short_training_exports_a_model_cv2_reads(renders, tmp_path):
+    out = tmp_path / "m.onnx"
+    assert T.main(_args(renders, out)) == 0
+    info = json.loads(out.with_suffix(".train.json").read_text())
+    assert info["steps"] == 4 and info["data"]["render"] >= 1
+    det = detector.Detector(out)
+    img = cv2.imread(str(next(renders.glob("*.png"))), cv2.IMREAD_GRAYSCALE)
+    g = detector.pad_to(cv2.resize(img, (160, 128)))
+    net_out = det.run(g)
+    assert net_out.shape == (1, 4 + detector.N_CLASSES, 128 // 4, 160 // 4)
+    from vision.train.model import DiceNet
+
+    m = DiceNet()
+    m.load_state_dict(torch.load(out.with_suffix(".pt")))
+    m.eval()
+    with torch.no_grad():
+        ref = m(torch.from_numpy(g.astype(np.float32)[None, None] / 255.0)).numpy()
+    assert np.abs(ref - net_out).max() < 1e-3
+    det.detect(img)  # the pyramid runs on the trained file
+
+
+def test_the_same_seed_gives_the_same_weights(renders, tmp_path):
+    a, b = tmp_path / "a.onnx", tmp_path / "b.onnx"
+    T.main(_args(renders, a, seed=5, steps=2))
+    T.main(_args(renders, b, seed=5, steps=2))
+    wa, wb = torch.load(a.with_suffix(".pt")), torch.load(b.with_suffix(".pt"))
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)

@@ -1,0 +1,5 @@
+import sys
+
+from vision.train.train import main
+
+sys.exit(main())

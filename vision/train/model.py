@@ -1,0 +1,74 @@
+"""The detector's network (PyTorch) and its export to ONNX for OpenCV's dnn.
+
+A small fully convolutional net of depthwise-separable blocks (MobileNet style) with a light
+feature pyramid: strides 2, 4, 8, 16, then back up to stride 4, where 1x1 heads give, per cell,
+the heat logit, 7 class logits (faces 1-6, not readable), the log top-face side in cells and the
+centre's offset in the cell (sigmoid in decoding). Grey-scale input, values 0-1. Only Conv,
+BatchNorm (folded at export), ReLU, Add and nearest Resize: what OpenCV 4.6's dnn reads.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from vision.detector import N_CLASSES
+
+OUT_CHANNELS = 1 + N_CLASSES + 1 + 2
+
+
+def _cbr(cin: int, cout: int, k: int = 1, stride: int = 1, groups: int = 1, dilation: int = 1) -> nn.Sequential:
+    pad = dilation * (k // 2)
+    return nn.Sequential(nn.Conv2d(cin, cout, k, stride, pad, dilation=dilation, groups=groups, bias=False),
+                         nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class SepBlock(nn.Module):
+    """Depthwise 3x3 then pointwise 1x1; a residual add when the shape is kept."""
+
+    def __init__(self, cin: int, cout: int, stride: int = 1, dilation: int = 1):
+        super().__init__()
+        self.dw = _cbr(cin, cin, 3, stride, groups=cin, dilation=dilation)
+        self.pw = _cbr(cin, cout, 1)
+        self.res = stride == 1 and cin == cout
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.pw(self.dw(x))
+        return x + y if self.res else y
+
+
+class DiceNet(nn.Module):
+    def __init__(self, width: tuple[int, int, int, int] = (16, 32, 64, 96)):
+        super().__init__()
+        c1, c2, c3, c4 = width
+        self.stem = _cbr(1, c1, 3, 2)  # /2
+        self.s4 = nn.Sequential(SepBlock(c1, c2, 2), SepBlock(c2, c2))  # /4
+        self.s8 = nn.Sequential(SepBlock(c2, c3, 2), SepBlock(c3, c3), SepBlock(c3, c3))  # /8
+        self.s16 = nn.Sequential(SepBlock(c3, c4, 2), SepBlock(c4, c4), SepBlock(c4, c4, dilation=2))  # /16
+        self.lat16 = _cbr(c4, c3)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.m8 = SepBlock(c3, c3)
+        self.lat8 = _cbr(c3, c2)
+        self.m4 = nn.Sequential(SepBlock(c2, c2), SepBlock(c2, c2))
+        self.head = nn.Conv2d(c2, OUT_CHANNELS, 1)
+        with torch.no_grad():
+            self.head.bias.zero_()
+            self.head.bias[0] = -4.0  # few cells hold a die: start the heat near 2%
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f4 = self.s4(self.stem(x))
+        f8 = self.s8(f4)
+        f16 = self.s16(f8)
+        u8 = self.m8(f8 + self.up(self.lat16(f16)))
+        u4 = self.m4(f4 + self.up(self.lat8(u8)))
+        return self.head(u4)
+
+
+def export_onnx(model: nn.Module, path: str, size: tuple[int, int] = (320, 256)) -> None:
+    """ONNX of the model in eval mode (BatchNorm folded by constant folding), opset 12, the legacy
+    exporter: a file OpenCV 4.6's dnn reads. `size` (w, h) is the traced input; the net is fully
+    convolutional and cv2.dnn runs it at other sizes (multiples of 16) too."""
+    model = model.eval()
+    dummy = torch.zeros(1, 1, size[1], size[0])
+    torch.onnx.export(model, dummy, path, dynamo=False, opset_version=12, do_constant_folding=True,
+                      input_names=["gray"], output_names=["out"])
