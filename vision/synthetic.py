@@ -1284,9 +1284,9 @@ class SimTable:
 
 
 # --------------------------------------------------------------------------- speed
-def speed(n: int = 20, seed: int = 0, dice: int = 8) -> dict:
+def speed(n: int = 20, seed: int = 0, dice: int = 8, pool: str | None = None) -> dict:
     """Rendering and generation times on this machine (medians over n scenes per size, one thread):
-    for `yatzycam bench` or `python -c "from vision.synthetic import speed; print(speed())"`."""
+    for `yatzycam bench` or `python -c "from vision.synthetic import speed; print(speed(pool='train'))"`."""
     import os
     import statistics
     import time
@@ -1294,13 +1294,13 @@ def speed(n: int = 20, seed: int = 0, dice: int = 8) -> dict:
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        out: dict = {"scenes_per_size": n, "dice": dice}
+        out: dict = {"scenes_per_size": n, "dice": dice, "pool": pool or "classic"}
         for size in ((1280, 960), (640, 480)):
             rng = np.random.default_rng(seed)
             gen, ren, wall = [], [], []
             for _ in range(n):
                 c = time.process_time()
-                sc = random_scene(rng, dice, size, random_condition(rng))
+                sc = random_scene(rng, dice, size, random_condition(rng), pool=pool)
                 gen.append(time.process_time() - c)
                 c, t = time.process_time(), time.perf_counter()
                 render(sc)

@@ -450,3 +450,28 @@ def test_pool_overrides_are_checked():
         _pool_scene(1, "train", bogus=1)
     sc = _pool_scene(1, "train", floor="paper", table="wood", grey=True, camera=False)
     assert sc.tray.floor_look.kind == "paper" and sc.tray.table_look.kind == "wood" and sc.grey and sc.camera is None
+
+
+def test_mains_flicker_bands_the_rows():
+    sc = _pool_scene(15, "train", 5, flicker=0.0, noise=0.0, jpeg_quality=None, grey=False, camera=False)
+    flick = S.replace(sc, flicker=0.04, flicker_period=120.0)
+    a = S.render(sc).astype(np.float64).mean(axis=(1, 2))
+    b = S.render(flick).astype(np.float64).mean(axis=(1, 2))
+    ratio = b / np.maximum(a, 1.0)
+    assert 0.06 < np.ptp(ratio[5:-5]) < 0.1  # +-4 %
+    # periodic along the rows: a row and the one a period later are lit alike
+    assert np.abs(ratio[10:300] - ratio[130:420]).max() < 0.02
+
+
+def test_light_colour_follows_its_temperature():
+    warm, cold = P.kelvin_tint(2700.0, 0.0), P.kelvin_tint(6500.0, 0.0)
+    assert warm[2] > warm[0] * 1.5 and abs(cold[2] - cold[0]) < 0.1  # BGR: warm light is red
+    half = P.kelvin_tint(2700.0, 0.5)
+    assert warm[2] / warm[0] > half[2] / half[0] > 1.0  # the white balance takes part of the cast
+    lights = [_pool_scene(20 + i, "train").lighting for i in range(12)]
+    assert all(2700 <= lt.kelvin <= 6500 and 25 <= lt.elevation_deg <= 85 for lt in lights)
+
+
+def test_speed_of_the_pools():
+    figs = S.speed(n=1, dice=5, pool="train")
+    assert figs["pool"] == "train" and figs["render_ms_640x480"] > 0
