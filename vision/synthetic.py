@@ -773,12 +773,16 @@ class _Placer:
     def _free(self, fp: np.ndarray) -> bool:
         return all(overlap_depth(fp, q) <= 0.35 for q in self.placed)
 
-    def _in_image(self, d: DieSpec) -> bool:
+    def _in_image(self, d: DieSpec, partial: bool = False) -> bool:
+        """Is the die in the frame (partial: is its centre, at least)?"""
         w, h = self.s.size
         pts = self._scene_project(die_corners(d))
         if self.s.camera is not None:
             from vision.synthetic_camera import forward
             pts = forward(self.s.camera, pts, self.s.size)
+        if partial:
+            c = pts.mean(axis=0)
+            return bool(0 <= c[0] < w and 0 <= c[1] < h)
         return bool(pts[:, 0].min() >= 2 and pts[:, 1].min() >= 2 and pts[:, 0].max() <= w - 3 and pts[:, 1].max() <= h - 3)
 
     def _scene_project(self, pts: np.ndarray) -> np.ndarray:
@@ -890,7 +894,7 @@ class _Placer:
         rng = self.rng
         s = self.s.die_size
         for _ in range(60):
-            tilt = float(rng.uniform(16, 40))
+            tilt = float(rng.uniform(16, 40 if self.s.pool == "classic" else 46))  # up to on its edge
             others = [d for d in self.specs if d.where == "tray" and d.tilt_deg < COCKED_DEG and d.base_z == 0]
             if others and rng.random() < 0.4:
                 a = others[int(rng.integers(len(others)))]
@@ -941,7 +945,9 @@ class _Placer:
                     return d
             else:
                 w, h = self.s.size
-                p = rng.uniform([s, s], [w - s, h - s])
+                # the train pool lets a share of them lie at the frame's edge, partly out of view
+                partial = self.s.pool == "train" and rng.random() < 0.25
+                p = rng.uniform([s, s], [w - s, h - s]) if not partial else rng.uniform([0, 0], [w, h])
                 if self.s.camera is not None:  # a point of the table the tilted camera sees
                     from vision.synthetic_camera import backward
                     p = backward(self.s.camera, p[None], self.s.size)[0]
@@ -951,7 +957,7 @@ class _Placer:
                     continue
                 if self.keep is not None and overlap_depth(fp, self.keep) > -0.3 * s:
                     continue
-                if self._free(fp) and self._in_image(d):
+                if self._free(fp) and self._in_image(d, partial):
                     self.placed.append(fp)
                     self.specs.append(d)
                     return d

@@ -2,9 +2,17 @@
 
 Every die is a rounded cube (signed distance field) traced per pixel from a pinhole camera
 straight above the nadir, so perspective, side faces, cocked tilts, rounded edges and
-occlusion between touching dice come out of the geometry; pips are recessed discs (a
-dark paint with a dimple's shading). Surfaces are drawn as polygons; shadows are projected
-silhouettes, blurred. Then light falloff, vignetting, blur, noise and JPEG.
+occlusion between touching dice come out of the geometry; pips are discs of paint, flush,
+in a shallow dimple or deeply engraved (the recess shaded, its highlight hidden). A die's
+style may vein or grain its body (marbled, wooden), make it metallic (a coloured reflection of
+a bright-above room), or translucent (the floor behind it shows through, tinted, and so do the
+pips of its far faces, where the ray leaves the die). Surfaces are polygons whose textures
+(wood grain and planks, cork granules, slate mottling, cloth weave, a printed paper grid, a
+plastic sheen) follow the tray, so the empty frame and every throw on it share them; shadows
+are projected silhouettes, blurred (lighter under translucent dice). Then light falloff,
+vignetting, blur, camera shake; the camera's tilt and lens distortion as one remap of a
+larger straight-down picture (vision.synthetic_camera); rolling-shutter flicker; a grey-scale
+sensor; noise and JPEG.
 """
 
 from __future__ import annotations

@@ -299,6 +299,11 @@ def test_command_line_writes_scenes_and_truth(tmp_path):
     assert cv2.imread(str(tmp_path / "scene0000-empty.png")).shape == (240, 320, 3)
     with pytest.raises(SystemExit):
         S.main(["--out", str(tmp_path), "--size", "big"])
+    out = tmp_path / "pool"
+    assert S.main(["--out", str(out), "-n", "2", "--dice", "6", "--size", "320x240", "--pool", "holdout"]) == 0
+    lines = [json.loads(x) for x in (out / "truth.jsonl").read_text().splitlines()]
+    assert all(x["pool"] == "holdout" and len(x["labels"]) == len(x["dice"]) for x in lines)
+    assert all(lb["family"] in S.DIE_FAMILIES["holdout"] and 0 <= lb["cls"] <= 6 for x in lines for lb in x["labels"])
 
 
 def test_speed_reports_medians_with_their_sample_size():
