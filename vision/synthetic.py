@@ -1119,13 +1119,15 @@ def bench_scenes(n: int = 2000, seed: int = 0, dice: Sequence[int] = (5, 6, 8),
 
 def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),
                     like: Scene | None = None, **overrides) -> Scene:
-    """N dice lying flat, well apart, in the tray: the calibration's reference throw.
+    """N dice lying flat, well apart, in the tray: the calibration's reference throw (on a small
+    pool tray, as far apart as it allows).
 
     like: take it on the same table as that scene (tray, keep zone, light, camera, dice); else on a
     new random table (overrides as for random_scene)."""
     if like is not None and overrides:
         raise TypeError("reference_scene: give either like= or overrides, not both")
-    for attempt in range(20):
+    pool = like.pool if like is not None else (overrides.get("pool") or "classic")
+    for attempt in range(20 if pool == "classic" else 30):  # (pool trays can be small: closer dice later)
         if like is not None:
             setup = _setup_of(like)
         else:
@@ -1133,11 +1135,13 @@ def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int]
         placer = _Placer(setup, rng)
         dice = []
         for i in range(n_dice):
-            for _ in range(200):
+            classic = setup.pool == "classic"
+            for _ in range(200 if classic else 60):
                 c = placer._random_point(np.array(setup.tray.floor), (1.2 if attempt < 5 else 0.75 if attempt < 10 else 0.55) * setup.die_size)
                 d = placer._die(i, center=(float(c[0]), float(c[1])))
                 fp = footprint(d)
-                gap = 0.9 if attempt < 5 else max(0.1, 0.9 - 0.1 * (attempt - 4))  # small trays: closer
+                late = attempt - 4 if classic else attempt + 1
+                gap = 0.9 if late <= 0 else max(0.1, 0.9 - 0.1 * late)  # small trays: closer
                 grown = offset_convex(_ccw(fp), gap * setup.die_size)
                 if all(overlap_depth(grown, q) <= 0 for q in placer.placed) and placer.add(d):
                     dice.append(d)
