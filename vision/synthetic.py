@@ -10,8 +10,9 @@ reader must answer, in the vocabulary of `yatzycam read`.
 - `random_scene(rng, n_dice, size, condition, **overrides)`: conditions in CONDITIONS
   ("clean", "cocked", "off_tray", "missing", "extra", and the unreadable kinds "glare",
   "blur", "hand", "odd_face"); `random_condition(rng)` draws them in the bench's BENCH_MIX.
-- `reference_scene(rng, n, like=scene)` (dice flat and apart, for calibration), `empty_scene`,
-  `render`, `render_empty`, `truth`.
+- `reference_scene(rng, n, like=scene)` (dice flat and apart, for calibration; `like=` keeps
+  everything of the table, camera included), `empty_scene`, `render`, `render_empty`, `truth`,
+  `frame_polygons` (floor, rim and keep zone in frame pixels).
 - `SimTable(n_dice, rng, ...)`: one table thrown again and again (`throw(keep)`, `rethrow()`).
 - `labels(scene)`: every die as it appears in the frame, for training a detector: top-face centre
   and side (px), class 0-5 (faces 1-6) or UNREADABLE_CLASS (6: cocked, rolling, hidden, odd
@@ -1151,6 +1152,16 @@ def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int]
         if len(dice) == n_dice:
             return _scene(setup, dice, n_dice, rng, "clean")
     raise RuntimeError(f"could not place {n_dice} dice well apart")
+
+
+def frame_polygons(scene: Scene) -> dict:
+    """The tray's floor, its rim's outer edge (seen at the rim's height) and the keep zone, in
+    the rendered frame's pixels (vertices mapped through the camera; None where there is none)."""
+    tray = scene.tray
+    outer = np.c_[np.array(tray.outer), np.full(len(tray.outer), tray.wall_height)]
+    return {"floor": scene.to_image(np.array(tray.floor)).tolist(),
+            "outer": scene.to_image(scene.project(outer)).tolist(),
+            "keep_zone": scene.to_image(np.array(scene.keep_zone)).tolist() if scene.keep_zone else None}
 
 
 def empty_scene(scene: Scene) -> Scene:

@@ -444,6 +444,10 @@ def test_reference_and_empty_frames_match_a_holdout_scene():
     for lb in S.labels(sc):
         cv2.circle(far, (int(lb.center[0]), int(lb.center[1])), int(2.5 * lb.side) + 4, 0, -1)
     assert np.percentile(diff[far.astype(bool)], 99) <= 12  # the same tray under the same camera
+    # the floor polygon in frame pixels holds every tray die's centre
+    floor = np.array(S.frame_polygons(sc)["floor"])
+    inside = [cv2.pointPolygonTest(floor.astype(np.float32), lb.center, False) >= 0 for lb in S.labels(sc)]
+    assert all(inside)
 
 
 def test_pool_overrides_are_checked():
