@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from controller import rules as R
+from controller.game import rules as R
 from controller.advisor_core import DiceSpace, PadModel, bank_after_stop, new_bank, stops_with_bank, turn_levels
 from controller.advisor_exact import ExactTable, cache_dir, can_solve, load_or_solve, rules_key
 

@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from controller import rules as R
+from controller.game import rules as R
 
 NEG = -np.inf
 WIDE = 16  # up to this many states, the keep recursions use one gather per level

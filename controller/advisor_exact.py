@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from controller import rules as R
+from controller.game import rules as R
 from controller.advisor_core import DiceSpace, PadModel, turn_levels
 
 ALGO_VERSION = 2

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller import rules as R
+from controller.game import rules as R
 from controller.advisor_core import DiceSpace, PadModel, bank_after_stop, stops_with_bank, turn_levels
 
 CHUNK_GAMES = 400

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
-from controller.game import MAX_PLAYERS, Game, GameError, Setup
-from controller.view import GameView
+from controller.game.game import MAX_PLAYERS, Game, GameError, Setup
+from controller.game.view import GameView
 from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
 
@@ -556,7 +556,7 @@ class App:
             self.setup_menu = True
             self.open_menu()
         elif item.kind in ("setup_rules", "setup_players"):
-            from controller.rules import builtin_names
+            from controller.game.rules import builtin_names
 
             rules, n = self.next_setup
             if item.kind == "setup_rules":

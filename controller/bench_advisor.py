@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from controller import rules as R
+from controller.game import rules as R
 
 # games simulated per policy: (full, quick). The lookahead games (banking: up to 40
 # throws in a turn) are ~10x slower to simulate, so they use fewer (said in the output).

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.game import Game, Setup
+from controller.game.game import Game, Setup
 
 
 def random_event(game: Game, rng: random.Random, undo_rate: float = 0.0) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from controller import rules as R
+from controller.game import rules as R
 
 
 def bench(quick: bool = False) -> dict:

@@ -1,4 +1,4 @@
-"""The scoreboard: a :class:`~controller.view.GameView` drawn for the small screen, and as text.
+"""The scoreboard: a :class:`~controller.game.view.GameView` drawn for the small screen, and as text.
 
 ``render(view, size=(w, h), lang="sv", page=0)`` returns a numpy RGB uint8 array of
 shape (h, w, 3); ``render_image`` the same as a PIL image; ``render_text(view, lang)``
@@ -38,7 +38,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from controller.view import GameView, PlayerView
+from controller.game.view import GameView, PlayerView
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 FONT_REGULAR = ASSETS / "DejaVuSansCondensed.ttf"
@@ -863,10 +863,10 @@ def render_text(view: GameView, lang: str = "sv") -> str:
 
 def sample_view(rules: str = "special8", players: int | Sequence[str] = 2, progress: float = 0.5, seed: int = 0,
                 notice: str | None = None, advice: str | None = None, lang_names: bool = True) -> GameView:
-    """A view from a real game (controller.game) played with random dice and a greedy choice of box
+    """A view from a real game (controller.game.game) played with random dice and a greedy choice of box
     up to ``progress`` (0..1) of the pad; ``progress=1`` plays to the end. For tests, the bench and
     screenshots."""
-    from controller.game import Game, Setup
+    from controller.game.game import Game, Setup
 
     names = ("Anna", "Bo", "Cecilia", "Dag", "Eva", "Fredrik")
     plist = list(names[:players]) if isinstance(players, int) else list(players)

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from controller import rules as R
+from controller.game import rules as R
 
 
 def register(sub: argparse._SubParsersAction) -> None:

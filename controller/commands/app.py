@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from controller import app as A
-    from controller.rules import RulesError
+    from controller.game.rules import RulesError
 
     from hardware.display import PngSink, WindowSink
 

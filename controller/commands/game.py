@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from controller import rules as R
+from controller.game import rules as R
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,7 +55,7 @@ def _db_arg(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from controller.game import Game, GameError, Setup
+    from controller.game.game import Game, GameError, Setup
 
     setup = Setup.create(args.rules, args.players, forced_order=True if args.forced_order else None, banking=not args.no_banking)
     name = args.events

@@ -71,7 +71,7 @@ def cmd_calibrate_live(args: argparse.Namespace) -> int:
 
     from controller import config as C
     from controller.doctor import CalibrationFailed, calibrate_live
-    from controller.rules import load as load_rules
+    from controller.game.rules import load as load_rules
 
     _lgpio_dir()
     cfg = C.load(_config_path(args))

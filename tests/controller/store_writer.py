@@ -16,7 +16,7 @@ import random
 import sys
 
 from controller.bench_game import random_event
-from controller.game import Game, Setup
+from controller.game.game import Game, Setup
 from controller.store import Store
 
 

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from controller import rules as R
+from controller.game import rules as R
 from controller.advisor import Advisor, AdviceError
 from controller.advisor_exact import solve, table_path
 from controller.advisor_sim import GREEDY, Policy, simulate
@@ -217,7 +217,7 @@ def test_bank_rules():
     assert bank_after_stop(maxi, 3, 1) == 1  # ordinary spent, one banked throw left
     assert bank_after_stop(maxi, 3, 5) == 5  # two ordinary left unused
     # the same rule as the game engine's, everywhere it can be asked
-    from controller.game import new_bank as game_new_bank
+    from controller.game.game import new_bank as game_new_bank
 
     for rs in (s8, maxi):
         for bank in range(0, 7):

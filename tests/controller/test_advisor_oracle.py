@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import yatzy_solver as ys  # the test extra: pip install -e '.[test]'
 
-from controller import rules as R
+from controller.game import rules as R
 from controller.advisor import Advisor
 from controller.advisor_sim import Policy, simulate
 

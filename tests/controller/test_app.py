@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from controller import app as A
-from controller.game import Game
+from controller.game.game import Game
 from controller.store import Store
 from hardware.camera import ManualClock
 from hardware.panel import Action

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller import rules as R
-from controller.game import Game, GameError, Setup, new_bank, parse_players
+from controller.game import rules as R
+from controller.game.game import Game, GameError, Setup, new_bank, parse_players
 
 
 def ev(text: str) -> dict:

@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from controller import rules as R
-from controller.game import Game, GameError, Setup
+from controller.game import rules as R
+from controller.game.game import Game, GameError, Setup
 
 ALL = R.builtin_names()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller import rules as R
+from controller.game import rules as R
 from controller.cli import main
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller import rules as R
+from controller.game import rules as R
 from controller.cli import main
 
 ALL = R.builtin_names()

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from controller import rules
+from controller.game import rules
 from controller import scoreboard as sb
-from controller.game import Game, Setup
+from controller.game.game import Game, Setup
 
 RULESETS = ("yatzy", "maxi", "maxi-tactic", "special8", "yahtzee")
 PLAYERS = (1, 2, 6)

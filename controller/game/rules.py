@@ -1,6 +1,6 @@
 """Rule sets as data: load a TOML pad, score every box of every multiset of dice.
 
-One small engine serves every game. A rule-set file (see ``controller/rulesets``)
+One small engine serves every game. A rule-set file (see ``controller/game/rulesets``)
 names the dice count, throws per turn, bonus, banking policy, the Yahtzee
 extra-bonus/joker section and the boxes, each with a scoring *kind* and its
 parameters. Nothing here branches on the game's name.

@@ -25,9 +25,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from controller import rules as R
-from controller.rules import RuleSet, new_bank
-from controller.view import GameView, PlayerView
+from controller.game import rules as R
+from controller.game.rules import RuleSet, new_bank
+from controller.game.view import GameView, PlayerView
 
 MAX_PLAYERS = 6
 EVENT_KINDS = ("throw", "score", "declare", "undo")

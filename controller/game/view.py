@@ -1,6 +1,6 @@
 """What the screen and the LEDs show: plain, frozen data derived from a Game.
 
-``controller.game`` builds a :class:`GameView` from its state; ``controller.scoreboard``
+``controller.game.game`` builds a :class:`GameView` from its state; ``controller.scoreboard``
 draws it; ``hardware.panel`` lights LEDs from ``throws_left`` and ``bank``. The app
 adds what only it knows (the reroll notice, advice) with ``dataclasses.replace``.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.rules import RuleSet
+from controller.game.rules import RuleSet
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class GameView:
     notice: str | None = None  # e.g. "die off the tray - throw again" (set by the app)
     advice: str | None = None  # e.g. "keep 5 5 5, throw 3" (set by the app when the advisor is on)
     extras: tuple[tuple[str, str], ...] = field(default=())  # anything else the app wants logged
-    # added by controller.game (issue 3); defaults keep older constructors working
+    # added by controller.game.game (issue 3); defaults keep older constructors working
     can_throw: bool = True  # a throw is allowed now (ordinary, or banked after the ordinary ones)
     can_score: bool = False  # a score is allowed now (at least one throw this turn)
     declare_targets: tuple[str, ...] = ()  # boxes a declare may name now (Special 8)
