@@ -646,8 +646,8 @@ class FastClock:
 
 
 def advise_view(advisor: Any, view: GameView) -> Any:
-    """The advisor's :class:`~controller.advisor.Advice` for the view's situation, or None."""
-    from controller.advisor import AdviceError
+    """The advisor's :class:`~controller.advisor.advice.Advice` for the view's situation, or None."""
+    from controller.advisor.advice import AdviceError
 
     if view.finished or view.dice is None or view.declared:
         return None
@@ -1018,7 +1018,7 @@ def simulated_rig(
         presser = DirectPresser(panel, ptiming.hold_s)
     adv = None
     if advisor:
-        from controller.advisor import Advisor
+        from controller.advisor.advice import Advisor
 
         adv = Advisor.for_rules(rs, setup.forced_order, setup.banking)
     app = App(Game(setup), game_id, store, source, panel, screen or _NullScreen(), clock, calibration, timing=timing, lang=lang,
@@ -1164,7 +1164,7 @@ def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
 
     advice = None
     if cfg.game.advisor:
-        from controller.advisor import Advisor
+        from controller.advisor.advice import Advisor
 
         advice = advice_text(Advisor.for_rules(game.rules, game.setup.forced_order, game.setup.banking))
     app = App(game, gid, store, source, panel, screen, clock, calibration, watchdog=lambda: dog.feed(clock.now()),

@@ -46,9 +46,9 @@ def _latency(adv, samples: int, seed: int) -> dict:
 
 
 def _one(name: str, quick: bool, forced: bool = False, banking: bool = True) -> dict:
-    from controller.advisor import Advisor
-    from controller.advisor_exact import table_path
-    from controller.advisor_sim import GREEDY, Policy, simulate
+    from controller.advisor.advice import Advisor
+    from controller.advisor.exact import table_path
+    from controller.advisor.sim import GREEDY, Policy, simulate
 
     rs = R.load(name)
     out: dict = {}
@@ -68,7 +68,7 @@ def _one(name: str, quick: bool, forced: bool = False, banking: bool = True) -> 
             out["table_file_mb"] = round(path.stat().st_size / 1e6, 2)
             out["expected_start"] = round(adv.expected_start(), 4)
         else:
-            out["lookahead_values_s"] = round(build, 2)  # shipped (controller/advisor_tuned.py), cached or tuned now
+            out["lookahead_values_s"] = round(build, 2)  # shipped (controller/advisor/tuned.py), cached or tuned now
         t0 = time.perf_counter()
         adv = Advisor.for_rules(rs, forced_order=forced, banking=banking, cache=cache)
         out["load_from_cache_s"] = round(time.perf_counter() - t0, 3)

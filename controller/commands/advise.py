@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fail(msg: str):
-    from controller.advisor import AdviceError
+    from controller.advisor.advice import AdviceError
 
     return AdviceError(msg)
 
@@ -59,7 +59,7 @@ def _open_ids(rs: R.RuleSet, text: str | None, yahtzee_box: str | None) -> list[
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
-    from controller.advisor import Advisor
+    from controller.advisor.advice import Advisor
 
     rs = R.load(args.rules)
     if args.games < 1:
@@ -100,7 +100,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 
 def _expected(adv, args: argparse.Namespace) -> int:
-    from controller.advisor_sim import Policy, simulate
+    from controller.advisor.sim import Policy, simulate
 
     if adv.exact is not None:
         v = adv.expected_start()

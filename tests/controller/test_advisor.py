@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from controller.game import rules as R
-from controller.advisor import Advisor, AdviceError
-from controller.advisor_exact import solve, table_path
-from controller.advisor_sim import GREEDY, Policy, simulate
+from controller.advisor.advice import Advisor, AdviceError
+from controller.advisor.exact import solve, table_path
+from controller.advisor.sim import GREEDY, Policy, simulate
 from controller.cli import main
 
 UPPER = [
@@ -209,7 +209,7 @@ def test_lookahead_maxi_never_illegal(tmp_path):
 
 
 def test_bank_rules():
-    from controller.advisor_core import bank_after_stop, new_bank
+    from controller.advisor.core import bank_after_stop, new_bank
 
     s8, maxi = R.load("special8"), R.load("maxi")
     assert [new_bank(s8, 6, 1), new_bank(s8, 5, 2), new_bank(s8, 6, 2), new_bank(s8, 3, 2)] == [5, 5, 4, 5]
@@ -301,7 +301,7 @@ def test_cli_expected_and_errors(tmp_path, capsys):
 def test_shipped_lookahead_values_cover_the_builtin_pads(tmp_path):
     # no self-play tuning on a Pi's first game: every built-in pad without an exact table
     # finds its values in controller/advisor_tuned.py (a stale key would tune and write here)
-    from controller.advisor_exact import can_solve
+    from controller.advisor.exact import can_solve
 
     seen = 0
     for name in R.builtin_names():

@@ -14,8 +14,8 @@ import pytest
 import yatzy_solver as ys  # the test extra: pip install -e '.[test]'
 
 from controller.game import rules as R
-from controller.advisor import Advisor
-from controller.advisor_sim import Policy, simulate
+from controller.advisor.advice import Advisor
+from controller.advisor.sim import Policy, simulate
 
 CASES = {
     # our rule set, oracle variant, box id renames, start value (Verhoeff / Larsson-Sjöberg with RULES.md's rules)

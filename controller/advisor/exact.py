@@ -2,7 +2,7 @@
 
 Dynamic programming from the last box back to the first: the states with k open
 boxes need only those with k - 1. Within a level every state is independent, so
-the whole level is one batch for :mod:`controller.advisor_core` (in chunks).
+the whole level is one batch for :mod:`controller.advisor.core` (in chunks).
 Only upper sums that can occur with the filled upper boxes are computed; the
 others hold NaN (and are refused as input).
 
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from controller.game import rules as R
-from controller.advisor_core import DiceSpace, PadModel, turn_levels
+from controller.advisor.core import DiceSpace, PadModel, turn_levels
 
 ALGO_VERSION = 2
 CHUNK = 1024

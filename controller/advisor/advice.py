@@ -5,7 +5,7 @@
 * **exact** — games without banking in play whose pad is small enough (yatzy,
   yahtzee, a user's pad of that size; any pad in forced order): the optimal
   solitaire strategy, maximising the expected final score, from a table built
-  once by dynamic programming (:mod:`controller.advisor_exact`) and cached on disk.
+  once by dynamic programming (:mod:`controller.advisor.exact`) and cached on disk.
 * **lookahead** — everything else (Maxi, Special 8, banking): the exact keep/roll
   recursion of the current turn (ordinary and banked throws), ending in a
   tabulated value of what is left: a weight per open box (tuned by self-play),
@@ -21,19 +21,16 @@ strict joker).
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from controller.game import rules as R
-from controller.advisor_core import DiceSpace, PadModel, bank_after_stop, new_bank, stops_with_bank, turn_levels
-from controller.advisor_exact import ExactTable, cache_dir, can_solve, load_or_solve, rules_key
+from controller.advisor.core import DiceSpace, PadModel, bank_after_stop, new_bank, stops_with_bank, turn_levels
+from controller.advisor.exact import ExactTable, cache_dir, can_solve, load_or_solve, rules_key
+from controller.advisor.lookahead import LookaheadValue
 
 
 class AdviceError(ValueError):
@@ -106,75 +103,6 @@ def faces_of(counts: Sequence[int]) -> tuple[int, ...]:
     return tuple(f + 1 for f in range(6) for _ in range(int(counts[f])))
 
 
-# --------------------------------------------------------------- the lookahead values
-
-
-@dataclass(frozen=True, eq=False)
-class LookaheadValue:
-    """Value of what is left after a score: box weights + upper-bonus chance (+ bank throws)."""
-
-    model: PadModel
-    weights: np.ndarray  # (B,) expected points of each box when it is left open
-    bonus_value: np.ndarray  # (64, U): bonus x P(bonus) by open upper faces and capped upper sum
-    throw_value: float  # value of one banked throw at the start of a later turn
-
-    def __post_init__(self) -> None:
-        # per byte of the mask: the sum of the open boxes' weights, the open upper faces
-        m = self.model
-        nbytes = (m.B + 7) // 8
-        wsum = np.zeros((nbytes, 256))
-        faces = np.zeros((nbytes, 256), np.int64)
-        for k in range(nbytes):
-            for byte in range(256):
-                for i in range(8):
-                    b = 8 * k + i
-                    if b < m.B and byte >> i & 1:
-                        wsum[k, byte] += self.weights[b]
-                        if m.face[b]:
-                            faces[k, byte] |= 1 << (m.face[b] - 1)
-        object.__setattr__(self, "_wsum", wsum)
-        object.__setattr__(self, "_faces", faces)
-
-    def __call__(self, masks: np.ndarray, us: np.ndarray, armed: np.ndarray) -> np.ndarray:
-        v = np.zeros(masks.shape)
-        openf = np.zeros(masks.shape, np.int64)
-        for k in range(self._wsum.shape[0]):
-            byte = (masks >> (8 * k)) & 255
-            v += self._wsum[k, byte]
-            openf |= self._faces[k, byte]
-        return v + self.bonus_value[openf, us]
-
-
-def binomial_counts(n: int, p_face: float) -> np.ndarray:
-    """(7, n + 1): for each face (row f), P(c dice of f) ~ Binomial(n, p_face)."""
-    pmf = np.array([math.comb(n, c) * p_face**c * (1 - p_face) ** (n - c) for c in range(n + 1)])
-    return np.tile(pmf, (7, 1))
-
-
-def bonus_table(model: PadModel, counts_pmf: np.ndarray) -> np.ndarray:
-    """(64, U): bonus x P(the upper sum reaches the threshold) when each open upper face f
-    brings c dice of f with probability counts_pmf[f, c]; 0 once the threshold is reached
-    (the bonus is paid then)."""
-    U, T, n = model.U, model.T, model.n
-    out = np.zeros((64, U))
-    if not T:
-        return out
-    for sub in range(64):
-        # distribution of the capped sum still to come
-        dist = np.zeros(T + 1)
-        dist[0] = 1.0
-        for f in range(1, 7):
-            if sub >> (f - 1) & 1:
-                nd = np.zeros(T + 1)
-                for c in range(n + 1):
-                    nd[np.minimum(np.arange(T + 1) + f * c, T)] += dist * counts_pmf[f, c]
-                dist = nd
-        tail = np.cumsum(dist[::-1])[::-1]  # tail[x] = P(X >= x)
-        for u in range(T):
-            out[sub, u] = model.bonus * tail[T - u]
-    return out
-
-
 # ------------------------------------------------------------------------- the advisor
 
 
@@ -209,7 +137,7 @@ class Advisor:
         if can_solve(rs, forced_order, banking):
             table = load_or_solve(rs, forced_order, cache, progress)
             return cls(rs=rs, forced=forced_order, banking=banking, model=model, space=space, exact=table, lookahead=None)
-        from controller.advisor_sim import initial_lookahead, tuned_lookahead
+        from controller.advisor.sim import initial_lookahead, tuned_lookahead
 
         la = tuned_lookahead(rs, model, space, forced_order, banking, cache) if tune else initial_lookahead(rs, model, space)
         return cls(rs=rs, forced=forced_order, banking=banking, model=model, space=space, exact=None, lookahead=la)
@@ -340,17 +268,6 @@ class Advisor:
         stop = m.stop_values(np.array([mask], np.int64), np.array([m.cap(upper)]), np.array([armed]), self.future)
         levels = turn_levels(self.space, self.stops_for(stop, h, np.array([bank]), np.array([mask], np.int64)), h)
         return float(levels[h][rs.table.index(rs.check_roll(dice)), 0])
-
-
-def save_json(path: Path, data: dict) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, path)
-    except OSError:
-        pass
 
 
 __all__ = ["Advisor", "Advice", "Option", "AdviceError", "cache_dir", "rules_key", "new_bank", "keep_text"]
