@@ -1262,7 +1262,7 @@ class SinkScreen:
     def _draw(self, activity: bool = True) -> None:
         import numpy as np
 
-        from controller import scoreboard
+        from controller.screen import scoreboard
 
         view = self.view
         assert view is not None
@@ -1280,7 +1280,7 @@ class SinkScreen:
     def tick(self, now: float) -> None:
         """Blank when idle; a pad too long for the screen (Special 8 on 480x320) flips pages every PAGE_S."""
         if self.view is not None and not self.display.is_blank and now - self.page_at >= PAGE_S:
-            from controller import scoreboard
+            from controller.screen import scoreboard
 
             self.page_at = now
             pages = scoreboard.page_count(self.view, self.size, self.lang)
@@ -1303,7 +1303,7 @@ class TerminalScreen:
         self._last_line: str | None = None
 
     def show(self, view: GameView) -> None:
-        from controller import scoreboard
+        from controller.screen import scoreboard
 
         filled = sum(sum(b is not None for b in p.boxes) for p in view.players)
         key = (filled, view.finished)

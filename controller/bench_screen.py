@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from controller import scoreboard as sb
+from controller.screen import scoreboard as sb
 from hardware.display import FramebufferSink
 
 

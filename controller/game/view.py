@@ -1,6 +1,6 @@
 """What the screen and the LEDs show: plain, frozen data derived from a Game.
 
-``controller.game.game`` builds a :class:`GameView` from its state; ``controller.scoreboard``
+``controller.game.game`` builds a :class:`GameView` from its state; ``controller.screen.scoreboard``
 draws it; ``hardware.panel`` lights LEDs from ``throws_left`` and ``bank``. The app
 adds what only it knows (the reroll notice, advice) with ``dataclasses.replace``.
 """

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from controller.game import rules
-from controller import scoreboard as sb
+from controller.screen import scoreboard as sb
 from controller.game.game import Game, Setup
 
 RULESETS = ("yatzy", "maxi", "maxi-tactic", "special8", "yahtzee")
@@ -303,7 +303,7 @@ def test_every_face_has_separate_pips_at_every_die_size_used():
     for side in range(smallest, 100):
         for value in range(1, 7):
             img = Image.new("RGB", (side + 4, side + 4), sb.BG)
-            sb._draw_die(ImageDraw.Draw(img), sb.DieItem((2, 2, 2 + side, 2 + side), value), (0, 0))
+            sb.draw_die(ImageDraw.Draw(img), sb.DieItem((2, 2, 2 + side, 2 + side), value), (0, 0))
             pips = np.all(np.asarray(img) == sb.PIP, axis=2).astype(np.uint8)
             n, _ = cv2.connectedComponents(pips, connectivity=8)
             assert n - 1 == value, (side, value, n - 1)

@@ -22,7 +22,7 @@ its short label, then are cut with an ellipsis.
 
 The layout is plain data (:class:`Layout`: every rectangle, text with the cell it
 must stay inside, and die), so tests check real geometry, and ``draw`` paints it
-with a bundled TrueType font (DejaVu Sans Condensed, ``controller/assets``).
+with a bundled TrueType font (DejaVu Sans Condensed, ``controller/screen/fonts``).
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from controller.game.view import GameView, PlayerView
 
-ASSETS = Path(__file__).resolve().parent / "assets"
-FONT_REGULAR = ASSETS / "DejaVuSansCondensed.ttf"
-FONT_BOLD = ASSETS / "DejaVuSansCondensed-Bold.ttf"
+FONTS = Path(__file__).resolve().parent / "fonts"
+FONT_REGULAR = FONTS / "DejaVuSansCondensed.ttf"
+FONT_BOLD = FONTS / "DejaVuSansCondensed-Bold.ttf"
 
 SIZES: tuple[tuple[int, int], ...] = ((480, 320), (800, 480), (1024, 600), (1280, 720))
 """The panel sizes the layouts are made for (landscape; portrait is (h, w))."""
@@ -762,7 +762,8 @@ PIPS = MappingProxyType({
 })
 
 
-def _draw_die(d: ImageDraw.ImageDraw, item: DieItem, origin: tuple[int, int]) -> None:
+def draw_die(d: ImageDraw.ImageDraw, item: DieItem, origin: tuple[int, int]) -> None:
+    """One die, its face's pips and all, in ``item.rect`` moved by ``origin``."""
     x0, y0, x1, y1 = item.rect
     ox, oy = origin
     x0, y0, x1, y1 = x0 + ox, y0 + oy, x1 + ox - 1, y1 + oy - 1
@@ -799,7 +800,7 @@ def draw(lay: Layout, image: Image.Image | None = None, origin: tuple[int, int] 
         mask, dx, dy = text_mask(t.text, t.px, t.bold, t.anchor)
         img.paste(t.color, (t.xy[0] + ox + dx, t.xy[1] + oy + dy), mask)
     for die in lay.dice:
-        _draw_die(d, die, origin)
+        draw_die(d, die, origin)
     return img
 
 
@@ -923,11 +924,11 @@ def write_gallery(out_dir: str | Path, langs: Iterable[str] = ("sv",), rules: It
     return written
 
 
-if __name__ == "__main__":  # python -m controller.scoreboard OUT_DIR [LANG...]
+if __name__ == "__main__":  # python -m controller.screen.scoreboard OUT_DIR [LANG...]
     import sys
 
     if len(sys.argv) < 2:
-        print("usage: python -m controller.scoreboard OUT_DIR [LANG ...]", file=sys.stderr)
+        print("usage: python -m controller.screen.scoreboard OUT_DIR [LANG ...]", file=sys.stderr)
         raise SystemExit(2)
     files = write_gallery(sys.argv[1], sys.argv[2:] or ("sv",))
     print(f"{len(files)} PNGs in {sys.argv[1]}")
