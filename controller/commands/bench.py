@@ -1,27 +1,15 @@
 """`yatzycam bench`: accuracy and speed figures of every part, with sample sizes.
 
-Each section is a function ``bench(quick: bool) -> dict`` in the module that owns
-the part; ``SECTIONS`` names them. A section whose module is not built yet is
-reported as missing, not silently skipped.
+The sections and how they are run are in :mod:`controller.bench.run`.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import platform
 import sys
-import time
 
-SECTIONS: dict[str, str] = {
-    "rules": "controller.bench_rules:bench",
-    "game": "controller.bench_game:bench",
-    "vision": "vision.bench:bench",
-    "screen": "controller.bench_screen:bench",
-    "app": "controller.bench_app:bench",
-    "advisor": "controller.bench_advisor:bench",
-}
+from controller.bench.run import SECTIONS, run
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,25 +29,14 @@ def _print_section(name: str, figures: dict, indent: str = "  ") -> None:
             print(f"{indent}{k}: {v:.4g}" if isinstance(v, float) else f"{indent}{k}: {v}")
 
 
+def _print_done(name: str, figures: dict) -> None:
+    print(f"{name}:")
+    _print_section(name, figures)
+    sys.stdout.flush()
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
-    names = args.only or list(SECTIONS)
-    out: dict = {"machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()}}
-    for name in names:
-        mod_name, fn = SECTIONS[name].split(":")
-        t0 = time.perf_counter()
-        try:
-            mod = importlib.import_module(mod_name)
-        except ModuleNotFoundError as e:
-            if e.name != mod_name:
-                raise
-            out[name] = {"missing": f"{mod_name} is not built yet"}
-        else:
-            out[name] = getattr(mod, fn)(args.quick)
-            out[name]["section_s"] = round(time.perf_counter() - t0, 2)
-        if not args.json:
-            print(f"{name}:")
-            _print_section(name, out[name])
-            sys.stdout.flush()
+    out = run(args.only or list(SECTIONS), args.quick, done=None if args.json else _print_done)
     if args.json:
         print(json.dumps(out))
     return 0

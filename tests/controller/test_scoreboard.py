@@ -329,7 +329,7 @@ def test_a_screen_too_small_is_a_user_error():
 
 
 def test_bench_screen_section_reports_figures_with_sample_sizes():
-    from controller import bench_screen
+    from controller.bench import screen as bench_screen
 
     out = bench_screen.bench(quick=True)
     assert out["frames_per_size"] == 30
