@@ -15,7 +15,7 @@ from controller.game import rules as R
 from controller.advisor.advice import Advisor, AdviceError
 from controller.advisor.exact import solve, table_path
 from controller.advisor.sim import GREEDY, Policy, simulate
-from controller.cli import main
+from controller.cli.main import main
 
 UPPER = [
     {"id": n, "kind": "upper", "face": f}

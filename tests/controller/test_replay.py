@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from controller.game import rules as R
-from controller.cli import main
+from controller.cli.main import main
 
 
 def write(tmp_path: Path, *events, name="events.jsonl") -> Path:

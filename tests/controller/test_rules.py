@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.game import rules as R
-from controller.cli import main
+from controller.cli.main import main
 
 ALL = R.builtin_names()
 

@@ -1,4 +1,4 @@
-"""The ``yatzycam`` command. Each subcommand lives in ``controller/commands/``.
+"""The ``yatzycam`` command. Each subcommand lives in ``controller/cli/``.
 
 A module there exposes ``register(subparsers)``; it adds its parser and sets
 ``func`` (args -> exit code). Heavy imports (OpenCV, the reader) happen inside
@@ -16,13 +16,13 @@ import sys
 
 # Order is the order of `yatzycam --help`.
 COMMAND_MODULES = (
-    "controller.commands.app",  # demo, play
-    "controller.commands.rules",  # score, rules
-    "controller.commands.game",  # replay, history, export
-    "controller.commands.vision",  # calibrate, read
-    "controller.commands.advise",  # advise
-    "controller.commands.pi",  # doctor
-    "controller.commands.bench",  # bench
+    "controller.cli.app",  # demo, play
+    "controller.cli.rules",  # score, rules
+    "controller.cli.game",  # replay, history, export
+    "controller.cli.vision",  # calibrate, read
+    "controller.cli.advise",  # advise
+    "controller.cli.pi",  # doctor
+    "controller.cli.bench",  # bench
 )
 
 
