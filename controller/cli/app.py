@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from controller.cli.main import UserError
+from controller.cli import UserError
 
 
 DEMO_NAMES = ("Anna", "Bo", "Cecilia", "Dag", "Eva", "Fredrik")

@@ -1,18 +1,14 @@
-"""The ``yatzycam`` command. Each subcommand lives in ``controller/cli/``.
-
-A module there exposes ``register(subparsers)``; it adds its parser and sets
-``func`` (args -> exit code). Heavy imports (OpenCV, the reader) happen inside
-the handlers so that ``yatzycam score`` stays quick to start.
-
-Errors meant for the user carry ``user_error = True`` (see ``UserError``); they
-are printed as one line on stderr and the exit code is 2 — never a traceback.
-"""
+"""``yatzycam``: the parser (one group of subcommands per module of ``COMMAND_MODULES``),
+``--version``, and the one-line handling of user errors (see :mod:`controller.cli`)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
 
 # Order is the order of `yatzycam --help`.
 COMMAND_MODULES = (
@@ -26,10 +22,31 @@ COMMAND_MODULES = (
 )
 
 
-class UserError(Exception):
-    """Bad input from the user: one clear line, exit code 2."""
+def version() -> str:
+    """The installed distribution's version; from a source tree that is not installed, the
+    version its pyproject.toml gives; else "unknown"."""
+    try:
+        return metadata.version("yatzycam")
+    except metadata.PackageNotFoundError:
+        pass
+    try:
+        project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        if project.get("name") == "yatzycam":
+            return str(project["version"])
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError):
+        pass
+    return "unknown"
 
-    user_error = True
+
+class _VersionAction(argparse.Action):
+    """``--version``: the version is looked up only when asked for (a quick start otherwise)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="yatzycam",
         description="A camera scorekeeper for Yatzy, Maxi Yatzy and Maxi Yatzy Special 8 played with real dice.",
     )
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:
