@@ -12,7 +12,7 @@ import pytest
 
 from controller.cli import main as cli_main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_version_is_the_installed_distributions(capsys):
