@@ -215,6 +215,19 @@ def test_no_import_circles_beyond_the_known_ones():
     assert not [c for c in found if c & {m for m in graph if m.split('.')[0] in ('controller', 'hardware')}]
 
 
+def test_imports_point_one_way():
+    """The game and the reader open no device; the device code knows no game."""
+    graph = import_graph(ROOT, PACKAGES)
+
+    def under(mod: str, *tops: str) -> bool:
+        return any(mod == t or mod.startswith(t + ".") for t in tops)
+
+    wrong = sorted((m, i) for m, imps in graph.items() for i in imps
+                   if (under(m, "controller.game", "vision") and under(i, "hardware"))
+                   or (under(m, "hardware") and under(i, "controller")))
+    assert wrong == []
+
+
 def test_known_exemptions_are_still_needed():
     found = cycles(import_graph(ROOT, PACKAGES))
     gone = [sorted(c) for c in KNOWN_CYCLES if c not in found]
