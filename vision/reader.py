@@ -29,7 +29,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -38,15 +38,21 @@ from vision import tray
 from vision import detector
 from vision.detector import Detector, Die, ModelError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from calibration import Calibration
-
 STATUSES = ("ok", "cocked", "off_tray", "unreadable")
 REASONS = ("cocked", "off_tray", "missing", "extra", "unreadable")
 DIE_SCORE, FACE_PROB = 0.5, 0.9  # thresholds when the model comes without its thresholds.json
 MARGIN = 1.5  # dice: how far around the floor and keep zone the calibrated reader looks
 OFF_EDGE = 0.0  # dice: a die whose centre lies farther than this outside the floor is off it
 KEEP_EDGE = 0.2  # dice: ... unless its centre lies inside the keep zone or less than this outside it
+
+
+class Calibration(Protocol):
+    """What the reader needs of a calibration (calibration.Calibration)."""
+
+    image_size: tuple[int, int]  # (w, h) of the frames it was made from
+    floor: tuple[tuple[float, float], ...]  # tray floor polygon, image pixels
+    keep_zone: tuple[tuple[float, float], ...] | None
+    die_px: float | None  # side of a flat die's top face, pixels
 
 
 class FrameError(ValueError):
@@ -181,7 +187,7 @@ def load_image(path: str) -> np.ndarray:
 
 # ------------------------------------------------------------------ reading
 
-def read(frame: np.ndarray, calibration: "Calibration | None" = None, n_dice: int | None = None,
+def read(frame: np.ndarray, calibration: Calibration | None = None, n_dice: int | None = None,
          model_path: str | os.PathLike | None = None) -> Reading:
     """Read every die in the frame. Raises FrameError for a frame with nothing to read."""
     t0 = time.perf_counter()
@@ -204,7 +210,7 @@ def read(frame: np.ndarray, calibration: "Calibration | None" = None, n_dice: in
     return Reading(r.dice, r.verdict, r.reasons, (time.perf_counter() - t0) * 1000.0)
 
 
-def judge(d: Die, th: Thresholds, cal: "Calibration | None" = None) -> DieReading:
+def judge(d: Die, th: Thresholds, cal: Calibration | None = None) -> DieReading:
     """One detection as a die reading: its status, and its face when that is ok."""
     centre = (d.x, d.y)
     if cal is not None and off_tray(cal, d.x, d.y, cal.die_px or d.size):
@@ -216,7 +222,7 @@ def judge(d: Die, th: Thresholds, cal: "Calibration | None" = None) -> DieReadin
     return DieReading(d.face, centre, "ok", "", d.size, d.conf)
 
 
-def off_tray(cal: "Calibration", x: float, y: float, die: float) -> bool:
+def off_tray(cal: Calibration, x: float, y: float, die: float) -> bool:
     """A die of top-face side `die` centred at (x, y) lies off the tray floor (on the rim or the
     table) and not in the keep zone. A die lying flat on the floor has its centre at least half a
     die inside the floor's edge, one on the rim at least half a die outside it: the cut lies
@@ -226,7 +232,7 @@ def off_tray(cal: "Calibration", x: float, y: float, die: float) -> bool:
     return cal.keep_zone is None or tray.distance(cal.keep_zone, x, y) <= -KEEP_EDGE * die
 
 
-def region(cal: "Calibration", die: float | None) -> tuple[int, int, int, int]:
+def region(cal: Calibration, die: float | None) -> tuple[int, int, int, int]:
     """The part of the frame (x0, y0, x1, y1) a calibrated read looks at: the floor and the keep
     zone and MARGIN dice around them (a die on the rim or just beside the tray is found, to be
     called off the tray)."""

@@ -252,7 +252,7 @@ def test_a_calibration_without_die_size_still_reads(clean: list) -> None:
 
 
 def test_read_command_json_contract(tmp_path: Path, clean: list, capsys) -> None:
-    from controller.cli import main
+    from controller.cli.main import main
 
     frame, cal, truth, _ = clean[0]
     f = tmp_path / "frame.png"
