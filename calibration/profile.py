@@ -21,7 +21,7 @@ KIND = "yatzycam-calibration"
 VERSION = 1
 
 Poly = tuple[tuple[float, float], ...]
-PIP_KINDS = ("dark", "light", "both")
+PIP_A_TO_DIE = 3.9  # top-face side over corner-pip offset (older profiles hold the offset, "pip_a")
 
 
 class CalibrationError(ValueError):
@@ -35,23 +35,12 @@ class Calibration:
     image_size: tuple[int, int]  # (w, h) of the frames it was made from
     floor: Poly  # tray floor polygon, image pixels
     keep_zone: Poly | None = None  # where set-aside dice may lie outside the tray
-    pip_a: float | None = None  # corner-pip offset of a flat die's top face, pixels (from the reference)
-    pip_r: float | None = None  # pip radius, pixels
-    pip_dark: bool | None = None  # dark pips on light dice (else light pips)
+    die_px: float | None = None  # side of a flat die's top face, pixels (from the reference throw)
     n_dice: int | None = None
-    empty_small: bytes | None = None  # PNG of the empty tray at 320 px wide (for check_frame and hands)
-    #: which pips the whole set has, seen on the reference throw: "dark", "light" or "both" (also when
-    #: unknown: no reference, a die not read on it, or a file from before this field). The reader looks
-    #: only for these, which saves a third of its time; "both" always works.
-    pip_kinds: str = "both"
-
-    @property
-    def die_px(self) -> float | None:
-        """Approximate side of a die's top face in pixels."""
-        return None if self.pip_a is None else self.pip_a * 3.6
+    empty_small: bytes | None = None  # PNG of the empty tray at 320 px wide (for check_frame)
 
     def empty_image(self) -> np.ndarray | None:
-        """The empty tray, small (decoded once per profile: the reader asks on every frame)."""
+        """The empty tray, small (decoded once per profile)."""
         if not self.empty_small:
             return None
         cached = self.__dict__.get("_empty_decoded")
@@ -70,11 +59,8 @@ class Calibration:
             "image_size": list(self.image_size),
             "floor": [[round(x, 2), round(y, 2)] for x, y in self.floor],
             "keep_zone": None if self.keep_zone is None else [[round(x, 2), round(y, 2)] for x, y in self.keep_zone],
-            "pip_a": self.pip_a,
-            "pip_r": self.pip_r,
-            "pip_dark": self.pip_dark,
+            "die_px": None if self.die_px is None else round(self.die_px, 3),
             "n_dice": self.n_dice,
-            "pip_kinds": self.pip_kinds,
             "empty_small_png": None if self.empty_small is None else base64.b64encode(self.empty_small).decode(),
         }
 
@@ -89,24 +75,19 @@ class Calibration:
             size = tuple(int(x) for x in d["image_size"])
             floor = _poly(d["floor"])
             keep = None if d.get("keep_zone") is None else _poly(d["keep_zone"])
-            pip_a = _pos(d.get("pip_a"))
-            pip_r = _pos(d.get("pip_r"))
-            pip_dark = d.get("pip_dark")
+            die = _pos(d.get("die_px"))
+            if die is None and d.get("pip_a") is not None:  # a profile of the pip reader: its corner-pip offset
+                die = _pos(d["pip_a"]) * PIP_A_TO_DIE
             n = d.get("n_dice")
-            kinds = d.get("pip_kinds", "both")
             png = d.get("empty_small_png")
             small = None if png is None else base64.b64decode(png, validate=True)
         except (KeyError, TypeError, ValueError) as e:
             raise CalibrationError(f"{where}: damaged calibration ({e.__class__.__name__}: {e})") from None
         if len(size) != 2 or min(size) < 32 or len(floor) < 3:
             raise CalibrationError(f"{where}: damaged calibration (image size or floor)")
-        if pip_dark is not None and not isinstance(pip_dark, bool):
-            raise CalibrationError(f"{where}: damaged calibration (pip_dark)")
         if n is not None and (not isinstance(n, int) or n < 1):
             raise CalibrationError(f"{where}: damaged calibration (n_dice)")
-        if kinds not in PIP_KINDS:
-            raise CalibrationError(f"{where}: damaged calibration (pip_kinds)")
-        return cls((size[0], size[1]), floor, keep, pip_a, pip_r, pip_dark, n, small, kinds)
+        return cls((size[0], size[1]), floor, keep, die, n, small)
 
 
 def _poly(v: Any) -> Poly:

@@ -17,17 +17,12 @@ PACKAGES = ("controller", "vision", "hardware", "calibration")
 # modules, exempt only while it is exactly this set. Delete an entry when its circle is gone
 # (test_known_exemptions_are_still_needed says so).
 KNOWN_CYCLES = (
-    # calibration.calibrate takes the reader's frame check (vision.reader._check_frame) and the
-    # reader names calibration's Calibration (for its type hints), through calibration/__init__.
-    frozenset({"calibration", "calibration.calibrate", "vision.reader"}),
     # the scene renderer draws vision.synthetic's scenes, which call it back lazily.
     frozenset({"vision.synthetic", "vision.synthetic_render"}),
 )
 # (importing module, module.private name) taken across modules, in vision/ and calibration/ only.
 KNOWN_PRIVATE = frozenset({
-    ("calibration.calibrate", "vision.reader._check_frame"),  # the calibration <-> reader circle above
     ("vision.synthetic_render", "vision.synthetic._CUBE"),
-    ("vision.train_tilt", "vision.tilt._model"),
 })
 
 

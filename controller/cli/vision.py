@@ -75,8 +75,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     w, h = cal.image_size
     size = f", die top face about {cal.die_px:.0f} px" if cal.die_px else ", die size: measured in each frame (no reference)"
     keep = f", keep zone with {len(cal.keep_zone)} corners" if cal.keep_zone else ", no keep zone"
-    pips = f", {cal.pip_kinds} pips only" if cal.pip_kinds != "both" else ""
-    print(f"{args.out}: {w}x{h}, tray floor with {len(cal.floor)} corners{size}{pips}{keep}")
+    print(f"{args.out}: {w}x{h}, tray floor with {len(cal.floor)} corners{size}{keep}")
     return 0
 
 

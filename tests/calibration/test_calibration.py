@@ -51,11 +51,10 @@ def test_keep_zone_found_only_when_marked(scenes: dict) -> None:
 def test_round_trip(tmp_path: Path, scenes: dict) -> None:
     sc, empty = scenes["rounded"]
     cal = calibrate(empty, n_dice=5)
-    cal = Calibration(cal.image_size, cal.floor, ((1.0, 2.0), (30.0, 2.0), (30.0, 40.0)), 12.5, 4.0, True, 5,
-                      cal.empty_small)
+    cal = Calibration(cal.image_size, cal.floor, ((1.0, 2.0), (30.0, 2.0), (30.0, 40.0)), 41.25, 5, cal.empty_small)
     p = save(cal, tmp_path / "cal.json")
     back = load(p)
-    assert back.image_size == (640, 480) and back.pip_a == 12.5 and back.pip_dark is True and back.n_dice == 5
+    assert back.image_size == (640, 480) and back.die_px == 41.25 and back.n_dice == 5
     assert back.keep_zone == cal.keep_zone
     assert np.allclose(np.array(back.floor), np.array(cal.floor), atol=0.01)
     assert back.empty_image() is not None and back.empty_image().shape[1] == 320
@@ -70,6 +69,8 @@ def test_round_trip(tmp_path: Path, scenes: dict) -> None:
     ('{"kind": "yatzycam-calibration", "version": 1, "image_size": [640, 480], "floor": [[0, 0], [1, 1]]}', "damaged"),
     ('{"kind": "yatzycam-calibration", "version": 1, "image_size": [640, 480], '
      '"floor": [[0, 0], [9, 0], [9, 9]], "pip_a": -3}', "damaged"),
+    ('{"kind": "yatzycam-calibration", "version": 1, "image_size": [640, 480], '
+     '"floor": [[0, 0], [9, 0], [9, 9]], "die_px": "big"}', "damaged"),
 ])
 def test_bad_files_are_one_clear_line(tmp_path: Path, text: str, why: str) -> None:
     p = tmp_path / "cal.json"
@@ -127,58 +128,80 @@ def test_commands(tmp_path: Path, scenes: dict, capsys) -> None:
     assert main(["calibrate", "--empty", str(e), "--reference", str(f), "--out", str(out)]) == 2  # no --dice
 
 
-def _table(style, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(empty frame, reference frame of 5 flat dice) of one rendered table."""
+def _table(seed: int, n: int = 5, style=None) -> tuple[np.ndarray, np.ndarray, object]:
+    """(empty frame, reference frame of n flat dice, reference scene) of one rendered table."""
     rng = np.random.default_rng(seed)
-    sc = synthetic.random_scene(rng, 5, (640, 480), "clean", style=style, keep_zone=False)
-    ref = synthetic.reference_scene(rng, 5, (640, 480), tray=sc.tray, lighting=sc.lighting,
-                                    die_size=sc.dice[0].size_px, camera_height=sc.camera_height, style=style)
-    return synthetic.render_empty(sc), synthetic.render(ref)
+    kw = {} if style is None else {"style": style}
+    sc = synthetic.random_scene(rng, n, (640, 480), "clean", keep_zone=False, **kw)
+    ref = synthetic.reference_scene(rng, n, (640, 480), like=sc)
+    return synthetic.render_empty(sc), synthetic.render(ref), ref
 
 
-@pytest.mark.parametrize("style, kinds", [("white", "dark"), ("red", "light"), (("white", "red"), "both")])
-def test_the_reference_throw_says_which_pips_the_set_has(style, kinds: str) -> None:
-    empty, ref = _table(style, 11)
-    assert calibrate(empty, ref, n_dice=5).pip_kinds == kinds
-    # told of a sixth die the reference does not show, it cannot know that die's pips
-    assert calibrate(empty, ref, n_dice=6).pip_kinds == "both"
+def _top_side(scene) -> float:
+    d = scene.dice[0]
+    return d.size_px * scene.camera_height / (scene.camera_height - d.base_z - d.size_px)
 
 
+@pytest.fixture(scope="module")
+def table() -> tuple:
+    return _table(11)
 
-def test_calibrate_says_which_pips_it_will_look_for(tmp_path: Path, capsys) -> None:
-    empty, ref = _table("white", 11)
+
+def test_the_reference_throw_gives_the_die_size(table) -> None:
+    empty, ref, scene = table
+    cal = calibrate(empty, ref, n_dice=5)
+    assert cal.die_px is not None and abs(cal.die_px / _top_side(scene) - 1.0) < 0.15
+    assert calibrate(empty, n_dice=5).die_px is None  # no reference: the reader searches every size
+    with pytest.raises(CalibrationError, match="reference frame: fewer than half the dice"):
+        calibrate(empty, empty, n_dice=5)  # no dice on it
+    with pytest.raises(CalibrationError, match="reference frame is 320x240"):
+        calibrate(empty, cv2.resize(ref, (320, 240)), n_dice=5)
+
+
+def test_a_profile_of_the_pip_reader_still_loads(tmp_path: Path, scenes: dict) -> None:
+    """Profiles written before the die size was stored hold the corner-pip offset, "pip_a" (and
+    pip fields the reader no longer needs): the die size follows from it."""
+    sc, empty = scenes["rect"]
+    d = calibrate(empty).to_json()
+    del d["die_px"]
+    d.update(pip_a=10.0, pip_r=3.8, pip_dark=True, pip_kinds="dark")
+    (tmp_path / "old.json").write_text(json.dumps(d))
+    old = load(tmp_path / "old.json")
+    assert old.die_px == pytest.approx(39.0) and np.allclose(old.floor, calibrate(empty).floor, atol=0.01)
+    d["pip_a"] = None
+    (tmp_path / "none.json").write_text(json.dumps(d))
+    assert load(tmp_path / "none.json").die_px is None
+
+
+def test_calibrate_command_line(tmp_path: Path, table, capsys) -> None:
+    empty, ref, scene = table
     e, r = tmp_path / "empty.png", tmp_path / "ref.png"
     cv2.imwrite(str(e), empty)
     cv2.imwrite(str(r), ref)
-    assert main(["calibrate", "--empty", str(e), "--reference", str(r), "--dice", "5",
-                 "--out", str(tmp_path / "cal.json")]) == 0
-    assert "dark pips only" in capsys.readouterr().out
-    assert main(["calibrate", "--empty", str(e), "--out", str(tmp_path / "cal2.json")]) == 0
-    assert "pips only" not in capsys.readouterr().out
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "--empty", str(e), "--reference", str(r), "--dice", "5", "--out", str(out)]) == 0
+    line = capsys.readouterr().out.strip()
+    die = load(out).die_px
+    assert line.startswith(f"{out}: 640x480, tray floor with ") and f"die top face about {die:.0f} px" in line
+    assert "\n" not in line
+    before = out.read_text()
+    # a failed calibration: one line on stderr, exit 2, the old profile left in place
+    assert main(["calibrate", "--empty", str(e), "--reference", str(e), "--dice", "5", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("yatzycam calibrate: reference frame")
+    assert out.read_text() == before
+    assert main(["calibrate", "--empty", str(e), "--out", str(tmp_path / "bare.json")]) == 0
+    assert "die size: measured in each frame" in capsys.readouterr().out
 
 
-def test_pip_kinds_round_trip_and_older_files(tmp_path: Path, scenes: dict) -> None:
-    sc, empty = scenes["rect"]
-    cal = calibrate(empty)
-    assert cal.pip_kinds == "both"  # no reference throw: look for both
-    light = Calibration(cal.image_size, cal.floor, None, 10.0, 3.0, False, 5, cal.empty_small, "light")
-    assert load(save(light, tmp_path / "cal.json")).pip_kinds == "light"
-    d = json.loads((tmp_path / "cal.json").read_text())
-    del d["pip_kinds"]  # a file from before the field: both kinds, as that yatzycam read them
-    (tmp_path / "old.json").write_text(json.dumps(d))
-    assert load(tmp_path / "old.json").pip_kinds == "both"
-    d["pip_kinds"] = "plaid"
-    (tmp_path / "bad.json").write_text(json.dumps(d))
-    with pytest.raises(CalibrationError, match="damaged calibration \\(pip_kinds\\)"):
-        load(tmp_path / "bad.json")
-
-
-def test_the_reference_throw_grows_a_floor_found_too_small(monkeypatch) -> None:
+def test_the_reference_throw_grows_a_floor_found_too_small(monkeypatch, table) -> None:
     """The reference dice lie flat on the floor: a floor the finder cut short (a wall in deep shadow)
     is grown to take them in, and a reading of them is then no off-tray."""
     import sys
 
-    empty, ref = _table("white", 11)
+    from vision.reader import read
+
+    empty, ref, scene = table
     true_floor = calibrate(empty).floor
     xs = [x for x, _ in true_floor]
     cut = min(xs) + 0.6 * (max(xs) - min(xs))  # keep the left 60% of the floor (one die lies beyond)
@@ -188,9 +211,8 @@ def test_the_reference_throw_grows_a_floor_found_too_small(monkeypatch) -> None:
     without = calibrate(empty, auto_keep_zone=False)
     assert without.floor == short
     cal = calibrate(empty, ref, n_dice=5, auto_keep_zone=False)
-    from vision.reader import read
-
+    # the short floor puts a die off the tray (or out of the region the reader looks at)
+    assert {"off_tray", "missing"} & set(read(ref, Calibration(cal.image_size, short, None, cal.die_px), 5).reasons)
     seen = read(ref, cal, 5)
-    assert seen.verdict == "ok", seen.reasons
+    assert "off_tray" not in seen.reasons, seen.reasons
     assert all(tray.inside(cal.floor, *d.center) for d in seen.dice)
-    assert read(ref, without, 5).verdict == "reroll"  # the short floor puts some dice off the tray
