@@ -91,10 +91,10 @@ def decode(out: np.ndarray, scale: float, ox: float = 0.0, oy: float = 0.0, peak
 
 
 def suppress(dice: Iterable[Die], reach: float = 0.6) -> list[Die]:
-    """Keep the strongest of dice whose centres lie within `reach` of a die's size of each other."""
+    """Keep the strongest of dice whose centres lie within `reach` of the larger one's size of each other."""
     kept: list[Die] = []
     for d in sorted(dice, key=lambda d: -d.score):
-        if all(math.hypot(d.x - k.x, d.y - k.y) > reach * max(min(d.size, k.size), 1.0) for k in kept):
+        if all(math.hypot(d.x - k.x, d.y - k.y) > reach * max(d.size, k.size, 1.0) for k in kept):
             kept.append(d)
     return kept
 

@@ -24,7 +24,7 @@ from vision.train import train as T
 CLASSIC = 2400
 TRAIN_POOL = 2274
 PRETRAIN_STEPS = 3000
-FINETUNE_STEPS = 2500
+FINETUNE_STEPS = 1400
 #: the leave-out folds: each real source with whole photos; crops/ (single dice, no photos) is left
 #: out with webcam, so that its face accuracy is also measured by a model that never saw it
 FOLDS = ("rune55", "webcam,crops", "fisheye")
