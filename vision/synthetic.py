@@ -362,18 +362,18 @@ def die_pose(d: DieSpec) -> DiePose:
     a = d.size_px / 2.0
     rr = style.corner * d.size_px
     b = a - rr
-    corners = _CUBE * b @ r.T
+    corners = CUBE * b @ r.T
     z = d.base_z - (corners[:, 2].min() - rr)
     return DiePose(r, np.array([d.center[0], d.center[1], z]), a, rr)
 
 
-_CUBE = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=np.float64)
+CUBE = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=np.float64)
 
 
 def die_corners(d: DieSpec) -> np.ndarray:
     """(8, 3) world corners of the die's (unrounded) bounding cube."""
     p = die_pose(d)
-    return _CUBE * p.half @ p.rotation.T + p.position
+    return CUBE * p.half @ p.rotation.T + p.position
 
 
 def top_face(d: DieSpec) -> tuple[int, np.ndarray]:
@@ -609,7 +609,7 @@ def _covered(mask: np.ndarray, scale: float, c: np.ndarray, size: float) -> bool
 
 # --------------------------------------------------------------------------- generation
 @dataclass(frozen=True)
-class _Setup:
+class Setup:
     """The physical table: everything that stays the same from throw to throw."""
     size: tuple[int, int]
     tray: Tray
@@ -634,10 +634,11 @@ class _Setup:
 
 _SETUP_KEYS = ("tray_shape", "felt", "style", "keep_zone", "die_size", "camera_height", "jpeg_quality",
                "noise", "blur", "lighting", "tray", "nadir")
-_POOL_KEYS = _SETUP_KEYS + ("floor", "table", "camera", "grey", "flicker")
+POOL_KEYS = _SETUP_KEYS + ("floor", "table", "camera", "grey", "flicker")
 
 
-def _style(s: str | DieStyle) -> DieStyle:
+def as_style(s: str | DieStyle) -> DieStyle:
+    """A DieStyle, or the STYLES entry a name names (ValueError for an unknown name)."""
     if isinstance(s, DieStyle):
         return s
     if s not in STYLES:
@@ -645,18 +646,18 @@ def _style(s: str | DieStyle) -> DieStyle:
     return STYLES[s]
 
 
-def _contrast(a: tuple[int, int, int], b: tuple[int, int, int], least: float = 70.0) -> bool:
+def contrast(a: tuple[int, int, int], b: tuple[int, int, int], least: float = 70.0) -> bool:
     """Do two BGR colours differ enough for a player to tell a die from the felt at a glance?"""
     return math.dist(a, b) >= least
 
 
 def _rim_for(rng: np.random.Generator, felt_bgr: tuple[int, int, int]) -> tuple[int, int, int]:
     """A rim colour that can be told from the felt (a tray maker's choice, and the floor's edge shows)."""
-    rims = [r for r in RIMS if _contrast(r, felt_bgr, 60.0)] or list(RIMS)
+    rims = [r for r in RIMS if contrast(r, felt_bgr, 60.0)] or list(RIMS)
     return tuple(int(v) for v in rims[int(rng.integers(len(rims)))])
 
 
-def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **kw) -> _Setup:
+def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **kw) -> Setup:
     pool = kw.pop("pool", None) or "classic"
     if pool not in POOLS:
         raise ValueError(f"unknown pool {pool!r} ({', '.join(POOLS)})")
@@ -689,13 +690,13 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
     elif isinstance(styles, str):
         styles = (styles,)
     for s in styles:
-        _style(s)
+        as_style(s)
     keep_poly = None
     if tray is None:
         shape = kw.get("tray_shape") or str(rng.choice(["rect", "rect", "rounded", "rounded", "hex"]))
         felt = kw.get("felt")
         if felt is None:  # players pick dice that stand out from their felt
-            felts = [f for f in FELTS if all(_contrast(_style(st).body, FELTS[f]) for st in styles)] or list(FELTS)
+            felts = [f for f in FELTS if all(contrast(as_style(st).body, FELTS[f]) for st in styles)] or list(FELTS)
             felt = str(rng.choice(felts))
         if felt not in FELTS:
             raise ValueError(f"unknown felt {felt!r} ({', '.join(FELTS)})")
@@ -726,7 +727,7 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
             f = 1.0 / (1.0 + over)
             floor = c + (floor - c) * f
             outer = offset_convex(floor, rim)
-        tray = Tray(shape, _tuple_poly(floor), _tuple_poly(outer), felt, FELTS[felt],
+        tray = Tray(shape, tuple_poly(floor), tuple_poly(outer), felt, FELTS[felt],
                     _rim_for(rng, FELTS[felt]), float(rim), float(wall),
                     tuple(int(v) for v in TABLES[rng.integers(len(TABLES))]), (float(nadir[0]), float(nadir[1])))
         if keep:
@@ -743,21 +744,21 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
         gradient=(float(rng.uniform(-0.25, 0.25)), float(rng.uniform(-0.25, 0.25))),
         vignette=float(rng.uniform(0.1, 0.4)),
         tint=tuple(float(v) for v in 1.0 + rng.uniform(-0.06, 0.06, 3)))
-    return _Setup(size, tray, keep_poly, die, cam, tuple(styles), light,
+    return Setup(size, tray, keep_poly, die, cam, tuple(styles), light,
                   float(kw["noise"]) if kw.get("noise") is not None else float(rng.uniform(1.0, 4.0)),
                   float(kw["blur"]) if kw.get("blur") is not None else float(rng.uniform(0.3, 0.9)),
                   kw["jpeg_quality"] if "jpeg_quality" in kw else int(rng.integers(70, 96)),
                   (float(nadir[0]), float(nadir[1])))
 
 
-def _tuple_poly(p: np.ndarray) -> Poly:
+def tuple_poly(p: np.ndarray) -> Poly:
     return tuple((float(x), float(y)) for x, y in p)
 
 
 class _Placer:
     """Puts dice down one by one without overlap (flat dice may touch)."""
 
-    def __init__(self, setup: _Setup, rng: np.random.Generator, fixed: Sequence[DieSpec] = ()):
+    def __init__(self, setup: Setup, rng: np.random.Generator, fixed: Sequence[DieSpec] = ()):
         self.s = setup
         self.rng = rng
         self.placed: list[np.ndarray] = [footprint(d) for d in fixed]
@@ -965,7 +966,7 @@ class _Placer:
         return None
 
 
-def _effects(rng: np.random.Generator, setup: _Setup, dice: Sequence[DieSpec], condition: str,
+def _effects(rng: np.random.Generator, setup: Setup, dice: Sequence[DieSpec], condition: str,
              cam: float) -> dict:
     w, h = setup.size
     s = setup.die_size
@@ -994,7 +995,7 @@ def _effects(rng: np.random.Generator, setup: _Setup, dice: Sequence[DieSpec], c
     return {}
 
 
-def _scene(setup: _Setup, dice: Sequence[DieSpec], expected_n: int, rng: np.random.Generator,
+def _scene(setup: Setup, dice: Sequence[DieSpec], expected_n: int, rng: np.random.Generator,
            condition: str) -> Scene:
     seed = int(rng.integers(2**31))
     light = setup.lighting
@@ -1043,7 +1044,7 @@ def random_condition(rng: np.random.Generator, mix: Mapping[str, float] = BENCH_
     return names[int(rng.choice(len(names), p=p / p.sum()))]
 
 
-def _place(setup: _Setup, rng: np.random.Generator, n_dice: int, condition: str) -> list[DieSpec] | None:
+def _place(setup: Setup, rng: np.random.Generator, n_dice: int, condition: str) -> list[DieSpec] | None:
     n_visible = n_dice - 1 if condition == "missing" else n_dice + 1 if condition == "extra" else n_dice
     placer = _Placer(setup, rng)
     special = {"cocked": "cocked", "off_tray": "off"}.get(condition)
@@ -1087,11 +1088,11 @@ def _place(setup: _Setup, rng: np.random.Generator, n_dice: int, condition: str)
     return dice
 
 
-def _setup_of(scene: Scene) -> _Setup:
+def _setup_of(scene: Scene) -> Setup:
     """The table a scene was taken on (to take more pictures of it)."""
     size = scene.die_size or (scene.dice[0].size_px if scene.dice else scene.size[0] * 0.05)
     styles = tuple(d.style for d in scene.dice) or ("white",)
-    return _Setup(scene.size, scene.tray, scene.keep_zone, float(size), scene.camera_height, styles,
+    return Setup(scene.size, scene.tray, scene.keep_zone, float(size), scene.camera_height, styles,
                   scene.lighting, scene.noise, scene.blur, scene.jpeg_quality, scene.center,
                   scene.camera, scene.grey, scene.flicker, scene.flicker_period, scene.pool)
 

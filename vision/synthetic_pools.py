@@ -240,9 +240,9 @@ def _stands_out(style: S.DieStyle, floor: BGR, least: float = 55.0) -> bool:
 def make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], pool: str, **kw):
     """A table of the train or holdout pool (overrides as for random_scene, plus floor / table kinds,
     camera (a Camera, or False for none), grey, flicker)."""
-    bad = set(kw) - set(S._POOL_KEYS)
+    bad = set(kw) - set(S.POOL_KEYS)
     if bad:
-        raise TypeError(f"unknown scene option(s) {sorted(bad)}; known: {', '.join(S._POOL_KEYS)}")
+        raise TypeError(f"unknown scene option(s) {sorted(bad)}; known: {', '.join(S.POOL_KEYS)}")
     R = RANGES[pool]
     u = rng.uniform
     w, h = size
@@ -282,14 +282,14 @@ def make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], poo
         if styles_kw is not None:
             styles = (styles_kw,) if isinstance(styles_kw, (str, S.DieStyle)) else tuple(styles_kw)
             for st in styles:
-                S._style(st)
+                S.as_style(st)
             break
         n_styles = max(1, n_dice) if rng.random() < 0.15 else 1
         styles = []
         for _ in range(n_styles):
             for _ in range(30):
                 st = random_style(rng, str(rng.choice(families)))
-                if _stands_out(S._style(st), fmean):
+                if _stands_out(S.as_style(st), fmean):
                     styles.append(st)
                     break
         if len(styles) == n_styles:
@@ -324,18 +324,18 @@ def make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], poo
         if over > 0:
             floor = nadir + (floor - nadir) * (1.0 / (1.0 + over))
             outer = S.offset_convex(floor, rim)
-        rims = [c for c in S.RIMS if S._contrast(c, fmean, 60.0)]
+        rims = [c for c in S.RIMS if S.contrast(c, fmean, 60.0)]
         rim_c = rims[int(rng.integers(len(rims)))] if rims and rng.random() < 0.5 else None
         for _ in range(30):
             if rim_c is not None:
                 break
             c = _random_colour(rng, v=(0.08, 0.95), s=(0.0, 0.9))
-            if S._contrast(c, fmean, 60.0):
+            if S.contrast(c, fmean, 60.0):
                 rim_c = c
         rim_c = rim_c or ((20, 20, 20) if _luma(fmean) > 128 else (220, 220, 220))
         tk = kw.get("table") or str(rng.choice(S.TABLE_KINDS[pool]))
         table_look = random_surface(rng, tk, die)
-        tray = S.Tray(shape, S._tuple_poly(floor), S._tuple_poly(outer), floor_look.kind, fmean,
+        tray = S.Tray(shape, S.tuple_poly(floor), S.tuple_poly(outer), floor_look.kind, fmean,
                       tuple(int(v) for v in rim_c), float(rim), float(wall), _floor_mean(table_look),
                       (float(nadir[0]), float(nadir[1])), floor_look, table_look)
         if keep:
@@ -367,7 +367,7 @@ def make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], poo
     period = float(h / u(1.5, 8.0))
     jpeg = kw["jpeg_quality"] if "jpeg_quality" in kw else (
         None if rng.random() < R["no_jpeg_share"] else int(rng.integers(R["jpeg"][0], R["jpeg"][1] + 1)))
-    return S._Setup(size, tray, keep_poly, die, cam, tuple(styles), light,
+    return S.Setup(size, tray, keep_poly, die, cam, tuple(styles), light,
                     float(kw["noise"]) if kw.get("noise") is not None else float(u(*R["noise"])),
                     float(kw["blur"]) if kw.get("blur") is not None else float(u(*R["blur"])),
                     jpeg, (float(nadir[0]), float(nadir[1])), camera, grey, float(flicker), period, pool)

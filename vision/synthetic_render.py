@@ -22,7 +22,7 @@ import math
 import cv2
 import numpy as np
 
-from vision.synthetic import (FACE_VALUES, STYLES, Scene, die_pose, die_corners, style_of, _CUBE)
+from vision.synthetic import (FACE_VALUES, STYLES, Scene, die_pose, die_corners, style_of, CUBE)
 
 _O = 0.5  # pip offset from the face centre, in half edges
 _FAR = 9.0
@@ -464,7 +464,7 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     w, h = scene.size
     H = scene.camera_height
     cx, cy = scene.center
-    pts = scene.project(_CUBE * a @ R.T + P)
+    pts = scene.project(CUBE * a @ R.T + P)
     x0 = max(0, int(math.floor(pts[:, 0].min())) - 2)
     x1 = min(w, int(math.ceil(pts[:, 0].max())) + 3)
     y0 = max(0, int(math.floor(pts[:, 1].min())) - 2)

@@ -234,8 +234,8 @@ def test_dice_and_rim_stand_out_from_the_felt():
     for seed in range(25):
         sc = S.random_scene(np.random.default_rng(seed), 5, (320, 240))
         for d in sc.dice:
-            assert S._contrast(S.STYLES[d.style].body, sc.tray.felt_bgr), (d.style, sc.tray.felt)
-        assert S._contrast(sc.tray.rim_bgr, sc.tray.felt_bgr, 60.0)
+            assert S.contrast(S.STYLES[d.style].body, sc.tray.felt_bgr), (d.style, sc.tray.felt)
+        assert S.contrast(sc.tray.rim_bgr, sc.tray.felt_bgr, 60.0)
 
 
 def test_overrides_are_checked():
