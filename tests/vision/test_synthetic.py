@@ -338,7 +338,7 @@ def test_every_family_renders_the_six_faces(family):
     base = _pool_scene(11, "train", 1, size=(320, 240), style=st, noise=0.0, blur=0.0, jpeg_quality=None, felt="green",
                        camera=False, grey=False, flicker=0.0, lighting=S.Lighting())
     base = S.replace(base, shake=None)
-    assert S._style(st).family == family
+    assert S.as_style(st).family == family
     for v in range(1, 7):
         d = S.DieSpec(v, base.center, 17.0 * v, 100.0, st)
         assert _blank_diff_pips(S.replace(base, dice=(d,)), d) == v, (family, v)
