@@ -184,7 +184,7 @@ class PiCameraSource(FrameSource):
         except ImportError as e:  # also numpy ABI clashes show up here
             print(
                 f"yatzycam: picamera2 is missing or broken ({e}); on a Pi: `sudo apt install python3-picamera2` "
-                "and a venv made with --system-site-packages (see PI_NOTES)",
+                "and a venv made with --system-site-packages (see docs/pi.md)",
                 file=sys.stderr,
             )
             raise CameraError(f"picamera2 is not available: {e}") from e

@@ -1,7 +1,7 @@
 """The game: pure, event-sourced state of one game of Yatzy, Maxi, Special 8 or Yahtzee.
 
 A :class:`Game` is its :class:`Setup` (rule set, named players, options) plus a
-list of events, exactly as ``../shared/DESIGN.md`` spells them::
+list of events, as `yatzycam replay` reads them (one JSON object a line)::
 
     {"throw": [faces of ALL dice]}        optionally "manual": true (typed in by hand)
     {"score": "box_id"}
