@@ -138,14 +138,32 @@ def make_scene(c: Case):
     return scene, S.reference_scene(rng, c.n_dice, c.size, like=scene)
 
 
+def scene_dice(scene) -> list[dict]:
+    """Every die of a scene as the frame shows it: {"center", "side" (its top face's, in frame pixels),
+    "cls" (0-5 for faces 1-6, 6 for not readable), "status", "face" (the face most up)}."""
+    from vision import synthetic as S
+    from vision.detector import NOT_READABLE
+
+    if hasattr(S, "labels"):
+        return [{"center": [float(lb.center[0]), float(lb.center[1])], "side": float(lb.side), "cls": int(lb.cls),
+                 "status": lb.status, "face": int(lb.face)} for lb in S.labels(scene)]
+    out = []
+    for d, td in zip(scene.dice, S.truth(scene).dice):
+        H = scene.camera_height
+        side = d.size_px * H / max(H - (d.base_z + d.size_px), 1.0)
+        cls = td.face - 1 if td.status in ("ok", "off_tray") else NOT_READABLE
+        out.append({"center": [float(td.center[0]), float(td.center[1])], "side": float(side), "cls": int(cls),
+                    "status": td.status, "face": int(td.face)})
+    return out
+
+
 def scene_truth(scene) -> dict:
     from vision import synthetic as S
 
-    t = S.truth(scene)
-    j = t.as_json()
-    for d, td, spec in zip(j["dice"], t.dice, scene.dice):
-        d["face"] = int(td.face)  # the face most up, whatever the status
-        d["size"] = float(spec.size_px)
+    j = S.truth(scene).as_json()
+    for d, lb in zip(j["dice"], scene_dice(scene)):
+        d["face"] = lb["face"]  # the face most up, whatever the status
+        d["size"] = lb["side"]
     return {"truth": j, "expected_n": scene.expected_n, "pool": pool() or "default"}
 
 
