@@ -414,7 +414,7 @@ def _scenes(n: int, min_dice: int = 0) -> tuple[dict, dict]:
     out["silent_wrong"] = figure(silent, n)
     if silent_cases:
         out["silent_wrong_cases"] = silent_cases[:20]
-    out["false_rerolls_by_reason"] = dict(sorted(false_reroll.items()))
+    out["false_rerolls_by_reason"] = dict(sorted(false_reroll.items())) or "none"
     per_die = {"rendered_dice": dice, "scenes": n + len(more), "wrong_face_per_ok_die": figure(dice_wrong, dice_ok)}
     return out, per_die
 

@@ -187,7 +187,8 @@ def test_quick_bench_json_has_every_section_with_its_counts(tmp_path) -> None:
     assert s["scenes"] == bench.QUICK_SCENES
     n = [s["clean_read_exactly"]["n"], s["cocked_caught"]["n"], s["off_tray_caught"]["n"], s["missing_caught"]["n"]]
     assert n == [sum(c.condition == k for c in bench.cases(bench.QUICK_SCENES)) for k in bench.CONDITIONS]
-    assert s["silent_wrong"]["n"] == bench.QUICK_SCENES and isinstance(s["false_rerolls_by_reason"], dict)
+    assert s["silent_wrong"]["n"] == bench.QUICK_SCENES and (s["false_rerolls_by_reason"] == "none" or
+                                                          sum(s["false_rerolls_by_reason"].values()) >= 1)
     d = v["wrong_face_per_die"]["renders"]
     assert d["rendered_dice"] == sum(c.visible for c in bench.cases(bench.QUICK_SCENES))
     assert 0 < d["wrong_face_per_ok_die"]["n"] <= d["rendered_dice"] + 8
