@@ -1,4 +1,5 @@
-"""Synthetic tray scenes with ground truth: for the reader's tests, its bench and the simulator.
+"""Synthetic tray scenes with ground truth: for the reader's tests, its bench, the simulator and
+training a dice detector.
 
 A scene is plain data (`Scene`): a camera straight above a tray, dice lying in it (or in a
 keep zone beside it, or off the tray), a light, sensor noise, blur and JPEG settings, and a
@@ -12,13 +13,32 @@ reader must answer, in the vocabulary of `yatzycam read`.
 - `reference_scene(rng, n, like=scene)` (dice flat and apart, for calibration), `empty_scene`,
   `render`, `render_empty`, `truth`.
 - `SimTable(n_dice, rng, ...)`: one table thrown again and again (`throw(keep)`, `rethrow()`).
-- `python -m vision.synthetic --out DIR`: write scenes and a truth.jsonl.
+- `labels(scene)`: every die as it appears in the frame, for training a detector: top-face centre
+  and side (px), class 0-5 (faces 1-6) or UNREADABLE_CLASS (6: cocked, rolling, hidden, odd
+  face, camera shake), status, whole-die box and the share of it inside the frame.
+- `python -m vision.synthetic --out DIR [--pool train]`: write scenes and a truth.jsonl (with labels).
+
+Pools (`pool=` of random_scene, bench_scenes, reference_scene's overrides and SimTable):
+- "classic" (the default): the original world, fixed STYLES on FELTS, camera straight down; a
+  seed gives the same scene and pixels as ever (the hand-written reader's tests rely on it).
+- "train": widened tables (vision.synthetic_pools): die families glossy, matte, translucent,
+  marbled, engraved, casino and classic, in any body colour with black, white, red, blue or gold
+  pips (some with a big red one-pip), sharp or rounded corners; floors felt, wood, paper
+  (squared grid) and plastic (a soft sheen); tables wood, plain, cloth, laminate; light
+  direction, elevation and colour temperature; mains flicker; camera height, tilt up to 20
+  degrees and barrel / pincushion distortion (vision.synthetic_camera); shake, blur, noise,
+  JPEG, grey-scale sensors; dice 20 to 120 px.
+- "holdout": what a model trained on "train" never sees: dice only of the families "metal" and
+  "wooden", floors only "cork" and "slate", and settings reaching a little beyond the train
+  ranges (vision.synthetic_pools.RANGES). The train pool never produces these families or floors.
 
 Coordinates: x right, y down, in the image's pixels *at floor height*; z up in the same unit.
 The camera looks straight down from height H over its nadir (`Scene.center`, near the image
 centre); a point (X, Y, Z) appears at ``c + (P - c) * H / (H - Z)``: things closer to the
 camera look bigger and dice away from the nadir show a side face. `DieSpec.center` is the
 die body's centre on the floor plane; `TruthDie.center` is where its top face's centre appears.
+A scene's `camera` (tilt, lens distortion) then warps that picture into the frame: `truth` and
+`labels` give frame pixels (`Scene.to_image` maps floor pixels there).
 """
 
 from __future__ import annotations
@@ -58,6 +78,14 @@ class DieStyle:
     pip_radius: float = 0.2  # pip radius / half edge
     one_pip: tuple[int, int, int] | None = None  # big coloured one-pip (BGR)
     one_radius: float = 0.40
+    family: str = "classic"  # see DIE_FAMILIES
+    translucency: float = 0.0  # 0 opaque; up to ~0.8: the body lets the floor and the far faces' pips through
+    marble: float = 0.0  # strength of the body's veins / mottling (in body2)
+    body2: tuple[int, int, int] | None = None  # vein, mottle or grain colour (BGR)
+    pip_depth: float = 1.0  # 0 flush (casino), 1 a shallow dimple, 2 deeply engraved
+    pip_paint: float = 1.0  # 1 pips painted in `pip`; 0 unpainted (the recess shows by its shading)
+    grain: float = 0.0  # wood grain on the body (wooden dice)
+    metal: float = 0.0  # metallic body: coloured mirror-like reflection instead of diffuse paint
 
 
 STYLES: Mapping[str, DieStyle] = MappingProxyType({
@@ -77,6 +105,29 @@ FELTS: Mapping[str, tuple[int, int, int]] = MappingProxyType({
     "green": (52, 110, 38), "blue": (120, 62, 28), "red": (40, 36, 140), "black": (30, 30, 32),
     "grey": (105, 105, 100), "beige": (150, 185, 200), "dark_green": (38, 70, 25),
 })
+#: the die families each pool draws from (`random_style`); "classic" is the fixed STYLES list.
+#: The holdout pool's families ("metal", "wooden") are never produced by the train pool.
+DIE_FAMILIES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "train": ("classic", "glossy", "matte", "translucent", "marbled", "engraved", "casino"),
+    "holdout": ("metal", "wooden"),
+})
+#: tray floors of each pool ("felt" draws from FELTS or a random felt colour); holdout-only: cork, slate.
+FLOOR_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "train": ("felt", "wood", "paper", "plastic"),
+    "holdout": ("cork", "slate"),
+})
+#: tables around the tray; cork and slate tables appear only in the holdout pool.
+TABLE_KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "train": ("wood", "plain", "cloth", "laminate"),
+    "holdout": ("wood", "plain", "cloth", "laminate", "cork", "slate"),
+})
+#: pip colours of the random styles (BGR): black, white, red, blue, gold.
+PIP_COLOURS: Mapping[str, tuple[int, int, int]] = MappingProxyType({
+    "black": (26, 24, 22), "white": (236, 236, 234), "red": (40, 30, 200), "blue": (175, 70, 30),
+    "gold": (45, 165, 212),
+})
+POOLS = ("classic", "train", "holdout")
+
 RIMS: tuple[tuple[int, int, int], ...] = ((40, 70, 110), (25, 45, 75), (30, 30, 32), (80, 110, 150), (60, 60, 62), (20, 30, 60))
 TABLES: tuple[tuple[int, int, int], ...] = ((90, 130, 170), (60, 95, 140), (200, 200, 195), (120, 125, 130), (50, 70, 95), (175, 190, 205))
 
@@ -88,7 +139,7 @@ class DieSpec:
     center: Point  # the die body's centre, x/y in floor pixels
     yaw_deg: float
     size_px: float  # edge length in floor pixels
-    style: str = "white"
+    style: str | DieStyle = "white"  # a STYLES name or a DieStyle of its own
     tilt_deg: float = 0.0  # 0 = flat; > COCKED_DEG = cocked
     where: str = "tray"  # "tray" | "keep" | "off"
     tilt_dir_deg: float = 0.0  # image direction the top leans towards
@@ -109,6 +160,32 @@ class Tray:
     wall_height: float
     table_bgr: tuple[int, int, int]
     nadir: Point | None = None  # the camera's nadir it was laid out under (reused when the tray is reused)
+    floor_look: Surface | None = None  # None: plain felt in felt_bgr (the classic look)
+    table_look: Surface | None = None  # None: the classic table (felt-grain and faint streaks)
+
+
+@dataclass(frozen=True)
+class Surface:
+    """A textured surface: a tray floor or the table around it."""
+    kind: str  # felt | wood | paper | plastic | cloth | laminate | plain | cork | slate
+    bgr: tuple[int, int, int]  # its main colour
+    bgr2: tuple[int, int, int] = (0, 0, 0)  # grain, grid lines or speckles
+    scale: float = 10.0  # texture scale in floor pixels (grid spacing, grain period, speckle size)
+    angle_deg: float = 0.0  # grain or grid direction
+    strength: float = 0.5  # how strongly the texture shows
+    sheen: float = 0.0  # a soft specular sheen (plastic, laminate)
+
+
+@dataclass(frozen=True)
+class Camera:
+    """How the camera departs from a straight-down pinhole: tilt and lens distortion, applied to
+    the rendered picture as a homography of the floor plane (`homography`, floor pixels ->
+    undistorted image) and a radial remap (`distortion` k: undistorted = c + (q - c)(1 + k r^2),
+    r = |q - c| / half diagonal; k > 0 barrel, k < 0 pincushion)."""
+    tilt_deg: float = 0.0
+    tilt_dir_deg: float = 0.0
+    distortion: float = 0.0
+    homography: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -120,6 +197,7 @@ class Lighting:
     gradient: Point = (0.0, 0.0)  # relative brightness change across the frame (x, y)
     vignette: float = 0.25
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  # BGR gains
+    kelvin: float | None = None  # the colour temperature the tint was made from (None: a random tint)
 
     def direction(self) -> np.ndarray:
         az, el = math.radians(self.azimuth_deg), math.radians(self.elevation_deg)
@@ -169,6 +247,12 @@ class Scene:
 
     nadir: Point | None = None  # the point straight below the camera (None: the image centre)
     die_size: float = 0.0  # edge length of this table's dice (floor pixels), also when none are in view
+    camera: Camera | None = None  # tilt and lens distortion (None: straight down, no distortion)
+    grey: bool = False  # a grey-scale sensor: every channel the same
+    flicker: float = 0.0  # mains flicker: rolling-shutter bands of +-flicker relative brightness
+    flicker_period: float = 0.0  # rows per band period
+    shake: Motion | None = None  # slight camera shake that leaves the dice readable
+    pool: str = "classic"  # which pool drew it (POOLS)
 
     @property
     def center(self) -> Point:
@@ -178,11 +262,17 @@ class Scene:
         return ((self.size[0] - 1) / 2.0, (self.size[1] - 1) / 2.0)
 
     def project(self, pts: np.ndarray) -> np.ndarray:
-        """(N, 3) points -> (N, 2) image pixels."""
+        """(N, 3) points -> (N, 2) floor pixels: where the straight-down camera sees them."""
         pts = np.asarray(pts, dtype=np.float64).reshape(-1, 3)
         c = np.array(self.center)
         k = self.camera_height / (self.camera_height - pts[:, 2])
         return c + (pts[:, :2] - c) * k[:, None]
+
+    def to_image(self, pts: np.ndarray) -> np.ndarray:
+        """(N, 2) floor pixels (as `project` gives) -> (N, 2) pixels of the rendered frame (after
+        the camera's tilt and lens distortion; the same points without a `camera`)."""
+        from vision.synthetic_camera import forward
+        return forward(self.camera, pts, self.size)
 
 
 @dataclass(frozen=True)
@@ -250,8 +340,17 @@ class DiePose:
     radius: float  # corner radius
 
 
+def style_of(d: DieSpec) -> DieStyle:
+    """The die's look: its own DieStyle, or the STYLES entry it names."""
+    return d.style if isinstance(d.style, DieStyle) else STYLES[d.style]
+
+
+def style_name(d: DieSpec) -> str:
+    return d.style.name if isinstance(d.style, DieStyle) else str(d.style)
+
+
 def die_pose(d: DieSpec) -> DiePose:
-    style = STYLES[d.style]
+    style = style_of(d)
     r = _face_up_rotation(d.value)
     r = _rot_z(d.yaw_deg) @ r
     if d.tilt_deg:
@@ -388,27 +487,31 @@ def _hand_mask(scene: Scene, scale: float = 1.0) -> np.ndarray:
     return hand_mask(scene, scale)
 
 
+def _status(scene: Scene, d: DieSpec, c: np.ndarray, hand: np.ndarray | None) -> str:
+    """A die's status as if it lay on the tray (c: its top face's centre, floor pixels)."""
+    if d.motion is not None:
+        return "unreadable"
+    if d.tilt_deg > COCKED_DEG:
+        return "cocked"
+    if scene.motion is not None or d.odd_top is not None:
+        return "unreadable"
+    if scene.glare is not None and math.dist(c, scene.glare.center) < scene.glare.radius + 0.5 * d.size_px:
+        return "unreadable"
+    if hand is not None and _covered(hand, 0.25, c, d.size_px):
+        return "unreadable"
+    return "ok"
+
+
 def truth(scene: Scene) -> Truth:
-    """What a perfect reader says about this scene."""
+    """What a perfect reader says about this scene (die centres in the rendered frame's pixels)."""
     hand = _hand_mask(scene, 0.25) if scene.hand is not None else None
     dice = []
     for i, d in enumerate(scene.dice):
         face, c3 = top_face(d)
-        c = scene.project(c3[None])[0]
-        if d.where == "off":
-            status = "off_tray"
-        elif d.motion is not None:
-            status = "unreadable"
-        elif d.tilt_deg > COCKED_DEG:
-            status = "cocked"
-        elif scene.motion is not None or d.odd_top is not None:
-            status = "unreadable"
-        elif scene.glare is not None and math.dist(c, scene.glare.center) < scene.glare.radius + 0.5 * d.size_px:
-            status = "unreadable"
-        elif hand is not None and _covered(hand, 0.25, c, d.size_px):
-            status = "unreadable"
-        else:
-            status = "ok"
+        c = scene.project(c3[None])[0]  # floor pixels (the hand and glare live there too)
+        status = "off_tray" if d.where == "off" else _status(scene, d, c, hand)
+        if scene.camera is not None:
+            c = scene.to_image(c[None])[0]
         dice.append(TruthDie(i, face if status == "ok" else None, face, (float(c[0]), float(c[1])), status))
     found = {d.status for d in dice}
     reasons = set()
@@ -425,6 +528,73 @@ def truth(scene: Scene) -> Truth:
     ordered = tuple(r for r in REASONS if r in reasons)
     values = tuple(sorted(d.value for d in dice if d.status == "ok"))
     return Truth(tuple(dice), values, "reroll" if ordered else "ok", ordered, scene.expected_n)
+
+
+#: the class a detector learns for a die that is not flat and readable (cocked, on its edge,
+#: still rolling, hidden by a hand or a glare, an odd face, or under camera shake).
+UNREADABLE_CLASS = 6
+
+
+@dataclass(frozen=True)
+class Label:
+    """One die as it appears in the rendered frame, for training a detector."""
+    index: int  # into scene.dice
+    center: Point  # frame pixels of its top face's centre
+    side: float  # the top face's apparent side in frame pixels (square root of its area)
+    cls: int  # 0-5 for faces 1-6; UNREADABLE_CLASS for a die that cannot be read
+    status: str  # "ok" | "cocked" | "off_tray" | "unreadable" (as in truth())
+    face: int  # the face most up, whatever the class
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 of the whole die in the frame (not clipped)
+    visible: float  # share of the die's outline inside the frame (1.0: all of it)
+    top: tuple[Point, ...]  # the top face's four corners in the frame
+    style: str  # the die style's name
+    family: str  # its family (DIE_FAMILIES)
+
+    def as_json(self) -> dict:
+        return {"center": [round(self.center[0], 2), round(self.center[1], 2)], "side": round(self.side, 2),
+                "cls": self.cls, "status": self.status, "face": self.face,
+                "box": [round(v, 2) for v in self.box], "visible": round(self.visible, 3),
+                "top": [[round(x, 2), round(y, 2)] for x, y in self.top], "style": self.style,
+                "family": self.family}
+
+
+def labels(scene: Scene) -> list[Label]:
+    """Every die of the scene as it appears in `render(scene)`: top-face centre and side, class
+    (faces 1-6 as 0-5, or UNREADABLE_CLASS), status, whole-die box and how much of it is in view.
+    An off-tray die lying flat keeps its face's class; its status says "off_tray"."""
+    hand = _hand_mask(scene, 0.25) if scene.hand is not None else None
+    w, h = scene.size
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    out = []
+    for i, d in enumerate(scene.dice):
+        p = die_pose(d)
+        ups = np.concatenate([p.rotation[2], -p.rotation[2]])
+        j = int(np.argmax(ups))
+        k, sgn = j % 3, (1.0 if j < 3 else -1.0)
+        face = FACE_VALUES[2 * k + (sgn < 0)]
+        c3 = p.position + p.rotation[:, k] * sgn * p.half
+        e1, e2 = p.rotation[:, (k + 1) % 3] * p.half, p.rotation[:, (k + 2) % 3] * p.half
+        quad3 = np.array([c3 + e1 + e2, c3 - e1 + e2, c3 - e1 - e2, c3 + e1 - e2])
+        c_floor = scene.project(c3[None])[0]
+        readable = _status(scene, d, c_floor, hand)
+        status = "off_tray" if d.where == "off" else readable
+        pts = scene.to_image(np.vstack([scene.project(c3[None]), scene.project(quad3),
+                                        scene.project(die_corners(d))]))
+        c, quad, hullpts = pts[0], pts[1:5], pts[5:]
+        x, y = quad[:, 0], quad[:, 1]
+        area = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+        hull = cv2.convexHull(hullpts.astype(np.float32))
+        total = float(cv2.contourArea(hull))
+        inter, _ = cv2.intersectConvexConvex(hull.reshape(-1, 2), frame)
+        inside = bool(np.all((hullpts >= 0) & (hullpts <= np.array([w, h]))))
+        visible = 1.0 if inside or total <= 0 else float(min(1.0, max(0.0, inter / total)))
+        st = style_of(d)
+        out.append(Label(i, (float(c[0]), float(c[1])), math.sqrt(area),
+                         face - 1 if readable == "ok" else UNREADABLE_CLASS, status, face,
+                         (float(hullpts[:, 0].min()), float(hullpts[:, 1].min()),
+                          float(hullpts[:, 0].max()), float(hullpts[:, 1].max())), visible,
+                         tuple((float(a), float(b)) for a, b in quad), st.name, st.family))
+    return out
 
 
 def _covered(mask: np.ndarray, scale: float, c: np.ndarray, size: float) -> bool:
@@ -451,13 +621,27 @@ class _Setup:
     blur: float
     jpeg_quality: int | None
     nadir: Point
+    camera: Camera | None = None
+    grey: bool = False
+    flicker: float = 0.0
+    flicker_period: float = 0.0
+    pool: str = "classic"
 
-    def style(self, i: int) -> str:
+    def style(self, i: int) -> str | DieStyle:
         return self.styles[i % len(self.styles)]
 
 
 _SETUP_KEYS = ("tray_shape", "felt", "style", "keep_zone", "die_size", "camera_height", "jpeg_quality",
                "noise", "blur", "lighting", "tray", "nadir")
+_POOL_KEYS = _SETUP_KEYS + ("floor", "table", "camera", "grey", "flicker")
+
+
+def _style(s: str | DieStyle) -> DieStyle:
+    if isinstance(s, DieStyle):
+        return s
+    if s not in STYLES:
+        raise ValueError(f"unknown die style {s!r} ({', '.join(STYLES)}, or a DieStyle)")
+    return STYLES[s]
 
 
 def _contrast(a: tuple[int, int, int], b: tuple[int, int, int], least: float = 70.0) -> bool:
@@ -472,6 +656,12 @@ def _rim_for(rng: np.random.Generator, felt_bgr: tuple[int, int, int]) -> tuple[
 
 
 def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **kw) -> _Setup:
+    pool = kw.pop("pool", None) or "classic"
+    if pool not in POOLS:
+        raise ValueError(f"unknown pool {pool!r} ({', '.join(POOLS)})")
+    if pool != "classic":
+        from vision.synthetic_pools import make_setup
+        return make_setup(rng, n_dice, size, pool, **kw)
     bad = set(kw) - set(_SETUP_KEYS)
     if bad:
         raise TypeError(f"unknown scene option(s) {sorted(bad)}; known: {', '.join(_SETUP_KEYS)}")
@@ -498,14 +688,13 @@ def _make_setup(rng: np.random.Generator, n_dice: int, size: tuple[int, int], **
     elif isinstance(styles, str):
         styles = (styles,)
     for s in styles:
-        if s not in STYLES:
-            raise ValueError(f"unknown die style {s!r} ({', '.join(STYLES)})")
+        _style(s)
     keep_poly = None
     if tray is None:
         shape = kw.get("tray_shape") or str(rng.choice(["rect", "rect", "rounded", "rounded", "hex"]))
         felt = kw.get("felt")
         if felt is None:  # players pick dice that stand out from their felt
-            felts = [f for f in FELTS if all(_contrast(STYLES[st].body, FELTS[f]) for st in styles)] or list(FELTS)
+            felts = [f for f in FELTS if all(_contrast(_style(st).body, FELTS[f]) for st in styles)] or list(FELTS)
             felt = str(rng.choice(felts))
         if felt not in FELTS:
             raise ValueError(f"unknown felt {felt!r} ({', '.join(FELTS)})")
@@ -587,6 +776,9 @@ class _Placer:
     def _in_image(self, d: DieSpec) -> bool:
         w, h = self.s.size
         pts = self._scene_project(die_corners(d))
+        if self.s.camera is not None:
+            from vision.synthetic_camera import forward
+            pts = forward(self.s.camera, pts, self.s.size)
         return bool(pts[:, 0].min() >= 2 and pts[:, 1].min() >= 2 and pts[:, 0].max() <= w - 3 and pts[:, 1].max() <= h - 3)
 
     def _scene_project(self, pts: np.ndarray) -> np.ndarray:
@@ -750,6 +942,9 @@ class _Placer:
             else:
                 w, h = self.s.size
                 p = rng.uniform([s, s], [w - s, h - s])
+                if self.s.camera is not None:  # a point of the table the tilted camera sees
+                    from vision.synthetic_camera import backward
+                    p = backward(self.s.camera, p[None], self.s.size)[0]
                 d = replace(d0, center=(float(p[0]), float(p[1])))
                 fp = footprint(d)
                 if overlap_depth(fp, self.outer_proj) > -0.3 * s:
@@ -796,20 +991,32 @@ def _scene(setup: _Setup, dice: Sequence[DieSpec], expected_n: int, rng: np.rand
            condition: str) -> Scene:
     seed = int(rng.integers(2**31))
     light = setup.lighting
+    extra: dict = {}
+    if setup.pool != "classic":
+        from vision.synthetic_pools import per_scene
+        extra = per_scene(rng, setup, condition)
     return Scene(setup.size, setup.tray, setup.keep_zone, tuple(dice), expected_n, setup.camera_height,
                  light, setup.noise, setup.blur, setup.jpeg_quality, seed, condition,
-                 nadir=setup.nadir, die_size=setup.die_size,
-                 **_effects(rng, setup, dice, condition, setup.camera_height))
+                 nadir=setup.nadir, die_size=setup.die_size, camera=setup.camera, grey=setup.grey,
+                 flicker=setup.flicker, flicker_period=setup.flicker_period, pool=setup.pool,
+                 **_effects(rng, setup, dice, condition, setup.camera_height), **extra)
 
 
 def random_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),
-                 condition: str = "clean", **overrides) -> Scene:
+                 condition: str = "clean", pool: str | None = None, **overrides) -> Scene:
     """A random tray scene of `n_dice` (the game's count) under `condition` (see CONDITIONS).
 
     overrides: tray_shape ("rect"|"rounded"|"hex"), felt (a FELTS name), style (a STYLES name or a
     sequence, one per die), keep_zone (bool: a marked zone beside the tray, where some dice lie set
     aside), die_size, camera_height (floor pixels), jpeg_quality (None = no JPEG), noise, blur,
-    lighting (a Lighting), tray (a Tray)."""
+    lighting (a Lighting), tray (a Tray).
+
+    pool: None or "classic" (the renderer's original world: STYLES on FELTS, camera straight down;
+    the same seed gives the same scene as ever), "train" or "holdout" (widened worlds, see
+    vision.synthetic_pools: also the overrides floor and table (kinds), camera (a Camera, or
+    False), grey, flicker)."""
+    if pool is not None:
+        overrides["pool"] = pool
     if condition not in CONDITIONS:
         raise ValueError(f"unknown condition {condition!r} ({', '.join(CONDITIONS)})")
     if n_dice < 1:
@@ -878,7 +1085,8 @@ def _setup_of(scene: Scene) -> _Setup:
     size = scene.die_size or (scene.dice[0].size_px if scene.dice else scene.size[0] * 0.05)
     styles = tuple(d.style for d in scene.dice) or ("white",)
     return _Setup(scene.size, scene.tray, scene.keep_zone, float(size), scene.camera_height, styles,
-                  scene.lighting, scene.noise, scene.blur, scene.jpeg_quality, scene.center)
+                  scene.lighting, scene.noise, scene.blur, scene.jpeg_quality, scene.center,
+                  scene.camera, scene.grey, scene.flicker, scene.flicker_period, scene.pool)
 
 
 def with_effect(scene: Scene, rng: np.random.Generator, kind: str) -> Scene:
@@ -891,14 +1099,16 @@ def with_effect(scene: Scene, rng: np.random.Generator, kind: str) -> Scene:
 
 def bench_scenes(n: int = 2000, seed: int = 0, dice: Sequence[int] = (5, 6, 8),
                  sizes: Sequence[tuple[int, int]] = ((1280, 960), (640, 480)),
-                 mix: Mapping[str, float] = BENCH_MIX):
+                 mix: Mapping[str, float] = BENCH_MIX, pool: str | None = None):
     """The vision bench's scenes, reproducible from the seed: sizes and dice counts taken in turn
-    (half at each size by default), conditions drawn in `mix`. Yields Scenes one at a time."""
+    (half at each size by default), conditions drawn in `mix`, tables from `pool` (None: classic;
+    "holdout": styles, floors and settings a model trained on the "train" pool never saw).
+    Yields Scenes one at a time."""
     rng = np.random.default_rng(seed)
     for i in range(n):
         size = tuple(sizes[i % len(sizes)])
         n_dice = dice[(i // len(sizes)) % len(dice)]
-        yield random_scene(rng, n_dice, size, random_condition(rng, mix))
+        yield random_scene(rng, n_dice, size, random_condition(rng, mix), pool=pool)
 
 
 def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),
@@ -918,10 +1128,11 @@ def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int]
         dice = []
         for i in range(n_dice):
             for _ in range(200):
-                c = placer._random_point(np.array(setup.tray.floor), 1.2 * setup.die_size)
+                c = placer._random_point(np.array(setup.tray.floor), (1.2 if attempt < 5 else 0.75 if attempt < 10 else 0.55) * setup.die_size)
                 d = placer._die(i, center=(float(c[0]), float(c[1])))
                 fp = footprint(d)
-                grown = offset_convex(_ccw(fp), 0.9 * setup.die_size)
+                gap = 0.9 if attempt < 5 else max(0.1, 0.9 - 0.1 * (attempt - 4))  # small trays: closer
+                grown = offset_convex(_ccw(fp), gap * setup.die_size)
                 if all(overlap_depth(grown, q) <= 0 for q in placer.placed) and placer.add(d):
                     dice.append(d)
                     break
@@ -1122,6 +1333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--condition", default="mix", help=f"one of {', '.join(CONDITIONS)}, or 'mix' (the bench's mix)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--empty", action="store_true", help="also write each scene's empty tray (NAME-empty.png)")
+    p.add_argument("--pool", default="classic", choices=POOLS,
+                   help="classic (default), train or holdout: which world the tables come from")
     a = p.parse_args(argv)
     try:
         w, h = (int(v) for v in a.size.lower().split("x"))
@@ -1134,14 +1347,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     with open(os.path.join(a.out, "truth.jsonl"), "w") as f:
         for i in range(a.n):
             cond = random_condition(rng) if a.condition == "mix" else a.condition
-            sc = random_scene(rng, a.dice, (w, h), cond)
+            sc = random_scene(rng, a.dice, (w, h), cond, pool=a.pool)
             name = f"scene{i:04d}.png"
             _cv2.imwrite(os.path.join(a.out, name), render(sc))
             if a.empty:
                 _cv2.imwrite(os.path.join(a.out, f"scene{i:04d}-empty.png"), render_empty(sc))
             f.write(json.dumps({"image": name, "condition": cond, "expected_n": a.dice, **truth(sc).as_json(),
-                                "floor": [list(pt) for pt in sc.tray.floor],
-                                "keep_zone": [list(pt) for pt in sc.keep_zone] if sc.keep_zone else None}) + "\n")
+                                "floor": sc.to_image(np.array(sc.tray.floor)).tolist(),
+                                "keep_zone": sc.to_image(np.array(sc.keep_zone)).tolist() if sc.keep_zone else None,
+                                "pool": sc.pool, "labels": [lb.as_json() for lb in labels(sc)]}) + "\n")
     print(f"wrote {a.n} scenes and truth.jsonl to {a.out}")
     return 0
 

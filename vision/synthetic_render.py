@@ -14,7 +14,7 @@ import math
 import cv2
 import numpy as np
 
-from vision.synthetic import (FACE_VALUES, STYLES, Scene, die_pose, die_corners, _CUBE)
+from vision.synthetic import (FACE_VALUES, STYLES, Scene, die_pose, die_corners, style_of, _CUBE)
 
 _O = 0.5  # pip offset from the face centre, in half edges
 _FAR = 9.0
@@ -158,6 +158,12 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     # (big float arrays are updated in place: fresh temporaries of this size cost more than the maths)
     alb8 = np.empty((h, w, 3), np.uint8)
     cv2.rectangle(alb8, (0, 0), (w - 1, h - 1), col(tray.table_bgr), -1)  # (numpy's 3-channel fill is slow)
+    looks = tray.floor_look is not None or tray.table_look is not None
+    if looks:
+        trng = np.random.default_rng(_tray_seed(tray))
+        origin = np.array(scene.nadir if scene.nadir is not None else scene.center) - np.array(tray.nadir or scene.center)
+        if tray.table_look is not None:
+            alb8 = _surface(tray.table_look, w, h, k, trng, tint, origin)
     irr = np.full((h, w), lt.ambient + 0.9 * L[2], np.float32)
     buf = np.empty((h, w), np.float32)
     # texture: low-frequency blotches, grain, and wood-ish streaks on the table
@@ -176,7 +182,8 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     if scene.keep_zone is not None:
         buf -= mask(np.array(scene.keep_zone))
     streak *= buf
-    tex += streak
+    if tray.table_look is None:
+        tex += streak
     if scene.keep_zone is not None:
         kz = np.array(scene.keep_zone)
         draw(alb8, kz, col(np.clip(np.array(tray.felt_bgr, np.float32) * 1.15 + 20, 0, 255)))
@@ -206,6 +213,11 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     irr += wall_irr
     fm = mask(floor)
     draw(alb8, floor, col(tray.felt_bgr))
+    if tray.floor_look is not None and tray.floor_look.kind != "felt":
+        ftex = _surface(tray.floor_look, w, h, k, trng, tint, origin)
+        fm3 = cv2.merge([fm, fm, fm])
+        alb8 = cv2.add(cv2.multiply(ftex, fm3, dtype=cv2.CV_8U),
+                       cv2.multiply(alb8, cv2.merge([1 - fm, 1 - fm, 1 - fm]), dtype=cv2.CV_8U))
     # the walls' shadow on the floor: lit where the way to the light clears the wall; soft (room light)
     lit = mask(floor - L[:2] / L[2] * tray.wall_height)
     lit *= fm
@@ -221,14 +233,129 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     floor_irr -= irr
     floor_irr *= fm
     irr += floor_irr
-    np.multiply(grain, np.float32(0.03), out=buf)  # felt is grainier
+    fg = 0.03  # felt is grainier
+    if tray.floor_look is not None:
+        fg = {"felt": 0.03 * tray.floor_look.strength, "wood": -0.035, "paper": -0.04, "plastic": -0.045,
+              "cork": -0.02, "slate": -0.025}.get(tray.floor_look.kind, 0.0)
+    np.multiply(grain, np.float32(fg), out=buf)
     buf *= fm
     tex += buf
     irr *= tex
     irr *= _light_map(scene, (w, h))
     if scene.dice:
         irr *= _shadow_mask(scene, k, (h, w))
-    return cv2.multiply(alb8, cv2.merge([irr, irr, irr]), dtype=cv2.CV_8U)
+    out = cv2.multiply(alb8, cv2.merge([irr, irr, irr]), dtype=cv2.CV_8U)
+    if looks:
+        sheen = None
+        if tray.floor_look is not None and tray.floor_look.sheen > 0:
+            sheen = _sheen(scene, tray.floor_look.sheen, w, h, trng) * fm
+        if tray.table_look is not None and tray.table_look.sheen > 0:
+            np.subtract(np.float32(1.0), tray_m, out=buf)
+            t_sh = _sheen(scene, tray.table_look.sheen, w, h, trng) * buf
+            sheen = t_sh if sheen is None else sheen + t_sh
+        if sheen is not None:
+            sheen *= np.float32(255.0)
+            s3 = cv2.merge([sheen * np.float32(v) for v in tint])
+            out = cv2.add(out, s3, dtype=cv2.CV_8U)
+    return out
+
+
+def _tray_seed(tray) -> int:
+    """A seed that belongs to the tray (its textures stay put from throw to throw)."""
+    v = float(np.sum(np.array(tray.floor)) * 7.919 + tray.rim_width * 104.729 + tray.wall_height * 13.37)
+    return int(abs(v) * 1000) % (2 ** 31)
+
+
+def _cells(rng: np.random.Generator, h: int, w: int, cell: float) -> np.ndarray:
+    """Smooth zero-mean noise with blobs about `cell` pixels across."""
+    cell = max(1.0, cell)
+    sh, sw = max(2, int(h / cell) + 3), max(2, int(w / cell) + 3)
+    m = rng.standard_normal((sh, sw)).astype(np.float32)
+    if sh * cell < h * 0.8 or cell <= 1.0:
+        return cv2.resize(m, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(m, (int(round(sw * cell)), int(round(sh * cell))), interpolation=cv2.INTER_CUBIC)[:h, :w]
+
+
+def _oriented(rng: np.random.Generator, s: np.ndarray, t: np.ndarray, cell_s: float, cell_t: float) -> np.ndarray:
+    """Noise stretched along s (cells cell_s x cell_t), sampled at coordinates (s, t)."""
+    s0, t0 = float(s.min()), float(t.min())
+    gw = int((float(s.max()) - s0) / cell_s) + 4
+    gh = int((float(t.max()) - t0) / cell_t) + 4
+    g = rng.standard_normal((gh, gw)).astype(np.float32)
+    return cv2.remap(g, (s - s0) / np.float32(cell_s) + 1, (t - t0) / np.float32(cell_t) + 1, cv2.INTER_CUBIC,
+                     borderMode=cv2.BORDER_REFLECT)
+
+
+def _surface(look, w: int, h: int, k: float, rng: np.random.Generator, tint: np.ndarray, origin) -> np.ndarray:
+    """An 8-bit albedo image (h, w, 3) of a surface, at scale k of the floor pixels."""
+    base = np.array(look.bgr, np.float32)
+    c2 = np.array(look.bgr2, np.float32)
+    kind = look.kind
+    sc = look.scale * k  # texture scale in these pixels
+    if kind in ("wood", "paper", "cloth", "slate"):
+        a = math.radians(look.angle_deg)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        xx += np.float32(origin[0] * k)
+        yy += np.float32(origin[1] * k)
+        s = xx * np.float32(math.cos(a)) + yy * np.float32(math.sin(a))
+        t = yy * np.float32(math.cos(a)) - xx * np.float32(math.sin(a))
+    if kind == "wood":
+        sc = max(sc, 2.0)
+        n1 = _oriented(rng, s, t, 30 * sc, 3 * sc)
+        ring = t / np.float32(sc) + np.float32(1.6) * n1
+        v = (np.float32(0.5) + np.float32(0.5) * np.sin(ring * np.float32(2 * math.pi))) ** 3
+        fine = _oriented(rng, s, t, max(6.0, 20 * k), max(0.7, 0.8 * k))
+        v = v * np.float32(look.strength) + fine * np.float32(0.06)
+        plank = max(8 * sc, 40 * k)
+        idx = np.floor(t / np.float32(plank)).astype(np.int32)
+        jit = rng.uniform(-0.08, 0.08, int(idx.max() - idx.min()) + 2).astype(np.float32)
+        gainp = 1 + jit[idx - idx.min()]
+        seam = np.abs(t / np.float32(plank) - np.rint(t / np.float32(plank))) * np.float32(plank)
+        gainp *= np.float32(1.0) - np.float32(0.35) * np.clip(np.float32(1.2) - seam, 0, 1)
+        img = (base[None, None] + (c2 - base)[None, None] * v[..., None]) * gainp[..., None]
+    elif kind == "paper":
+        g = max(2.0, look.scale * k)
+        ds = np.abs(s / np.float32(g) - np.rint(s / np.float32(g))) * np.float32(g)
+        dt = np.abs(t / np.float32(g) - np.rint(t / np.float32(g))) * np.float32(g)
+        width = np.float32(max(0.5, 0.6 * k * 2))
+        line = np.clip(np.float32(1.0) - np.minimum(ds, dt) / width, 0, 1) * np.float32(look.strength)
+        tone = _cells(rng, h, w, 60 * k) * np.float32(0.015) + np.float32(1.0)
+        img = (base[None, None] + (c2 - base)[None, None] * line[..., None]) * tone[..., None]
+    elif kind == "cloth":
+        p = max(2.2, sc)
+        wv = np.sin(s * np.float32(2 * math.pi / p)) * np.sin(t * np.float32(2 * math.pi / p))
+        img = base[None, None] * (np.float32(1.0) + np.float32(0.1 * look.strength) * wv)[..., None]
+    elif kind == "cork":
+        c = max(1.0, sc)
+        n1 = _cells(rng, h, w, c)
+        n2 = _cells(rng, h, w, c * 1.7)
+        dark = np.clip((n1 - 0.7) * 2.5, 0, 1) * np.float32(look.strength)
+        light = np.clip((n2 - 1.0) * 2.0, 0, 1) * np.float32(0.5 * look.strength)
+        img = base[None, None] + (c2 - base)[None, None] * dark[..., None] + (np.float32(255) - base)[None, None] * np.float32(0.25) * light[..., None]
+    elif kind == "slate":
+        m = _cells(rng, h, w, max(2.0, sc)) * np.float32(0.6) + _cells(rng, h, w, max(4.0, 4 * sc)) * np.float32(0.4)
+        streak = _oriented(rng, s, t, max(20.0, 30 * sc), max(1.5, 0.3 * sc)) * np.float32(0.25)
+        v = np.clip(np.float32(0.5) + np.float32(0.35) * (m + streak), 0, 1) * np.float32(look.strength)
+        img = base[None, None] + (c2 - base)[None, None] * v[..., None]
+    else:  # felt, plastic, laminate, plain: a flat colour with a faint low-frequency tone
+        tone = _cells(rng, h, w, 80 * k) * np.float32(0.02 * look.strength) + np.float32(1.0)
+        img = base[None, None] * tone[..., None]
+    img = img * tint[None, None].astype(np.float32)
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+
+
+def _sheen(scene: Scene, strength: float, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """A soft highlight: the lamp's blurred reflection in a smooth surface (0-1 times strength)."""
+    L = scene.lighting.direction()
+    W, Hh = scene.size
+    diag = math.hypot(W, Hh)
+    dirn = -L[:2] / (np.linalg.norm(L[:2]) + 1e-9)
+    cx, cy = np.array(scene.center) + dirn * diag * rng.uniform(0.05, 0.45)
+    r = diag * rng.uniform(0.2, 0.55)
+    yy, xx = np.mgrid[0:48, 0:64].astype(np.float32)
+    xs, ys = (xx + 0.5) * W / 64, (yy + 0.5) * Hh / 48
+    g = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (r * r)).astype(np.float32) * np.float32(strength)
+    return cv2.resize(g, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _shadow_mask(scene: Scene, k: float, shape: tuple[int, int]) -> np.ndarray:
@@ -244,7 +371,8 @@ def _shadow_mask(scene: Scene, k: float, shape: tuple[int, int]) -> np.ndarray:
         # along the light onto the surface the die rests on, then into the image at that height
         flat = cor[:, :2] - L[:2] / L[2] * (cor[:, 2] - d.base_z)[:, None]
         flat = (c + (flat - c) * (H / (H - d.base_z))) * k
-        _fill(cast, cv2.convexHull(flat.astype(np.float32)).reshape(-1, 2))
+        tr = style_of(d).translucency
+        _fill(cast, cv2.convexHull(flat.astype(np.float32)).reshape(-1, 2), 1.0 - 0.6 * tr)
         foot = (c + (cor[:, :2] - c) * (H / (H - d.base_z))) * k
         _fill(contact, cv2.convexHull(foot.astype(np.float32)).reshape(-1, 2))
     s = scene.dice[0].size_px * k
@@ -261,7 +389,7 @@ def _shadow_mask(scene: Scene, k: float, shape: tuple[int, int]) -> np.ndarray:
 def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> None:
     """Ray-march one rounded die into img (and the depth buffer) over its screen box."""
     d = scene.dice[idx]
-    st = STYLES[d.style]
+    st = style_of(d)
     pose = die_pose(d)
     R, P, a, rr = pose.rotation, pose.position, pose.half, pose.radius
     w, h = scene.size
@@ -332,6 +460,7 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
         dmin[act] = adm
         tbest[act] = atb
     t = tbest
+    texit = tmax[sel]
     pix = (H - P[2]) / H  # one image pixel in world units at the die's height
     alpha = np.clip(1.0 - dmin / np.float32(pix), 0.0, 1.0)
     flat_all = ys.ravel()[sel] * w + xs.ravel()[sel]
@@ -342,6 +471,8 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
         return
     alpha, t, flat_idx = alpha[keep], t[keep], flat_all[keep]
     dx, dy, dz = dx[keep], dy[keep], dz[keep]
+    if st.translucency:
+        texit = texit[keep]
     px, py, pz = o[0] + t * dx, o[1] + t * dy, o[2] + t * dz
     # normal of the rounded box (die frame)
     ax, ay, az = np.abs(px), np.abs(py), np.abs(pz)
@@ -390,7 +521,7 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
         dp = np.where(odd, np.float32(_FAR), dp)
     # dimple: inside a pip the normal tilts towards the pip's centre (big pips are shallow bowls)
     inside = (dp < rp).astype(np.float32)
-    s_t = inside / rp * np.minimum(np.float32(1.0), np.float32(st.pip_radius) / rp) * np.float32(0.9)
+    s_t = inside / rp * np.minimum(np.float32(1.0), np.float32(st.pip_radius) / rp) * np.float32(0.9 * min(st.pip_depth, 1.6 if st.pip_paint < 0.5 else 1.0))
     tu, tv = s_t * ou, s_t * ov
     zero = np.float32(0.0)
     nx = nx - np.where(ky, tv, np.where(kz, tu, zero))
@@ -417,8 +548,11 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     zw = Rf[2, 0] * px + Rf[2, 1] * py + Rf[2, 2] * pz + np.float32(P[2] - d.base_z)
     occl = 1.0 - 0.35 * np.exp(-zw / np.float32(0.12 * d.size_px))
     amb = np.float32(light.ambient) * (0.55 + 0.45 * np.clip(wz, 0, 1)) * occl
-    diffuse = (amb + 0.9 * ndl) * (1.0 - 0.25 * pip_a * inside)  # the recess is shaded
+    recess = np.float32(min(0.7 if st.pip_paint < 0.5 else 0.4, 0.25 * st.pip_depth))
+    diffuse = (amb + 0.9 * ndl) * (1.0 - recess * pip_a * inside)  # the recess is shaded
     spec = np.float32(st.gloss * 255.0) * (1.0 - 0.5 * pip_a) * ndh ** np.float32(st.shininess)
+    if st.pip_depth > 1.0:  # an engraved pip's wall hides the highlight too
+        spec *= 1.0 - np.float32(min(1.0, 0.5 * st.pip_depth)) * pip_a
     gain = _light_gain(scene, (flat_idx % w).astype(np.float32), (flat_idx // w).astype(np.float32))
     tint = np.array(light.tint, np.float32)
     body = np.array(st.body, np.float32)
@@ -427,15 +561,112 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     under = out[flat_idx].astype(np.float32)
     big = one & (pip_a > 0) if st.one_pip is not None else None
     bigc = np.array(st.one_pip, np.float32) if big is not None else None
+    fancy = st.marble or st.grain or st.metal or st.translucency
+    if fancy:
+        looks = _body_looks(st, scene, idx, (px, py, pz), a, (wx, wy, wz), (vx, vy, vz), L,
+                            (dx, dy, dz), o, t, texit if st.translucency else None, pip_a, d)
     for c in range(3):
-        alb = body[c] + (pipc[c] - body[c]) * pip_a
+        if fancy and looks["mix"] is not None:
+            bc = body[c] + (looks["body2"][c] - body[c]) * looks["mix"]
+        else:
+            bc = body[c]
+        alb = bc + (pipc[c] - bc) * pip_a
         if big is not None:
-            alb = np.where(big, body[c] + (bigc[c] - body[c]) * pip_a, alb)
-        col = (alb * diffuse + spec) * (tint[c] * gain)
+            alb = np.where(big, bc + (bigc[c] - bc) * pip_a, alb)
+        col = alb * diffuse + spec
+        if fancy and st.metal:
+            m = np.float32(st.metal) * (1.0 - pip_a)
+            col += m * (bc * (0.2 * diffuse + looks["env"]) + spec * (bc / 255.0) - alb * diffuse - spec)
+        through = None
+        if fancy and st.translucency:
+            tr = np.float32(st.translucency) * (1.0 - pip_a)
+            glow = bc * (0.35 * amb + 0.25 * ndl) + looks["far_pip"] * pipc[c] * amb
+            col += tr * (glow - alb * diffuse)
+            through = tr * under[:, c] * looks["filter"][c] * looks["trans"] * looks["far"]
+        col = col * (tint[c] * gain)
+        if through is not None:
+            col += through
         under[:, c] += alpha * (col - under[:, c])
     out[flat_idx] = np.clip(under + 0.5, 0, 255).astype(np.uint8)
     solid = alpha > 0.5
     dep[flat_idx[solid]] = t[solid]
+
+
+def _pip_cover(value: np.ndarray, u: np.ndarray, v: np.ndarray, st, a: float) -> np.ndarray:
+    """Pip coverage (0-1) at face coordinates (u, v) (in half edges) of faces `value`."""
+    gu = np.clip(np.rint(u / _O), -1, 1).astype(np.int64)
+    gv = np.clip(np.rint(v / _O), -1, 1).astype(np.int64)
+    one = value == 1
+    gu[one] = 0
+    gv[one] = 0
+    has = _PIP_GRID[value, gu + 1, gv + 1]
+    ou = u - gu * np.float32(_O)
+    ov = v - gv * np.float32(_O)
+    dp = np.where(has, np.sqrt(ou * ou + ov * ov), np.float32(_FAR))
+    rp = np.where(one, np.float32(st.one_radius), np.float32(st.pip_radius)) if st.one_pip is not None else np.float32(st.pip_radius)
+    return np.clip((rp - dp) * np.float32(a / 1.4) + 0.5, 0.0, 1.0)
+
+
+def _body_looks(st, scene: Scene, idx: int, p, a: float, n, view, L, dirs, o, t, texit, pip_a, d) -> dict:
+    """Per-pixel body looks beyond flat paint: vein / grain mix, metal reflection, what a
+    translucent body lets through (the floor behind it and the pips of its far faces)."""
+    px, py, pz = p
+    out: dict = {"mix": None}
+    q = np.stack([px, py, pz]) * np.float32(1.0 / a)  # (3, N) in half edges
+    prng = np.random.default_rng([scene.seed & 0x7FFFFFFF, idx, 17])
+    if st.marble:
+        dirs3 = prng.standard_normal((3, 3)).astype(np.float32)
+        dirs3 /= np.linalg.norm(dirs3, axis=1, keepdims=True)
+        f = prng.uniform(1.5, 4.0, 3).astype(np.float32)
+        ph = prng.uniform(0, 2 * math.pi, 3).astype(np.float32)
+        s1, s2, s3 = (dirs3 @ q) * f[:, None]
+        tt = s1 + 1.8 * np.sin(s2 * 1.7 + ph[1]) + 0.9 * np.sin(s3 * 3.1 + ph[2]) + ph[0]
+        vein = np.float32(0.5) + np.float32(0.5) * np.sin(tt)
+        sharp = np.float32(prng.uniform(1.0, 5.0))
+        out["mix"] = np.float32(st.marble) * vein ** sharp
+    if st.grain:
+        ax = prng.standard_normal(3).astype(np.float32)
+        ax /= np.linalg.norm(ax)
+        b1 = np.cross(ax, [1.0, 0.0, 0.0] if abs(ax[0]) < 0.9 else [0.0, 1.0, 0.0]).astype(np.float32)
+        b1 /= np.linalg.norm(b1)
+        b2 = np.cross(ax, b1).astype(np.float32)
+        off = prng.uniform(-3, 3, 2).astype(np.float32)
+        r = np.sqrt((b1 @ q + off[0]) ** 2 + (b2 @ q + off[1]) ** 2)
+        ring = r * np.float32(prng.uniform(2.5, 6.0)) + np.float32(0.25) * np.sin((ax @ q) * 4.0)
+        out["mix"] = np.float32(st.grain) * (np.float32(0.5) + np.float32(0.5) * np.sin(ring * np.float32(2 * math.pi))) ** 2
+    if st.body2 is not None:
+        out["body2"] = np.array(st.body2, np.float32)
+    elif out["mix"] is not None:
+        out["body2"] = np.array(st.body, np.float32) * np.float32(0.6)
+    if st.metal:
+        nx, ny, nz = n
+        vx, vy, vz = view
+        nv = nx * vx + ny * vy + nz * vz
+        rz = 2 * nv * nz - vz
+        rx = 2 * nv * nx - vx
+        ry = 2 * nv * ny - vy
+        band_ang = prng.uniform(0, math.pi)
+        band = np.exp(-((rx * math.cos(band_ang) + ry * math.sin(band_ang)) * 2.5) ** 2)
+        out["env"] = np.float32(0.25) + np.float32(0.6) * np.clip(rz, 0, 1) ** 1.5 + np.float32(0.35) * band * np.clip(rz + 0.3, 0, 1)
+    if st.translucency and texit is not None:
+        dx, dy, dz = dirs
+        ex, ey, ez = (o[0] + texit * dx) / a, (o[1] + texit * dy) / a, (o[2] + texit * dz) / a
+        axs, ays, azs = np.abs(ex), np.abs(ey), np.abs(ez)
+        kx = (axs >= ays) & (axs >= azs)
+        ky = ~kx & (ays >= azs)
+        k = np.where(kx, 0, np.where(ky, 1, 2))
+        neg = np.where(kx, ex, np.where(ky, ey, ez)) < 0
+        value = _FACE_VALUE_ARR[2 * k + neg]
+        u = np.where(kx, ey, np.where(ky, ez, ex))
+        v = np.where(kx, ez, np.where(ky, ex, ey))
+        far = _pip_cover(value, u, v, st, a) * np.float32(0.4)
+        path = np.clip((texit - t) / np.float32(2 * a), 0, 2)
+        out["trans"] = np.exp(-np.float32(0.5) * path).astype(np.float32)
+        out["far"] = 1.0 - far
+        out["far_pip"] = far * np.float32(0.6)
+        body = np.array(st.body, np.float32)
+        out["filter"] = np.float32(0.25) + np.float32(0.9) * (body / 255.0) ** 0.8
+    return out
 
 
 def _hand(img: np.ndarray, scene: Scene) -> None:
@@ -550,14 +781,33 @@ def _sensor_noise(img: np.ndarray, rng: np.random.Generator, sigma: float) -> np
     z = np.log(q / (1.0 - q)) * (math.sqrt(3.0) / math.pi) * sigma
     up = np.clip(np.rint(z), 0, 255).astype(np.uint8)
     down = np.clip(np.rint(-z), 0, 255).astype(np.uint8)
-    u = _random_bytes(rng, h * w * 3).reshape(h, w * 3)
-    flat = np.ascontiguousarray(img).reshape(h, w * 3)
+    ch = img.shape[2] if img.ndim == 3 else 1
+    u = _random_bytes(rng, h * w * ch).reshape(h, w * ch)
+    flat = np.ascontiguousarray(img).reshape(h, w * ch)
     flat = cv2.subtract(cv2.add(flat, cv2.LUT(u, up)), cv2.LUT(u, down))
-    return flat.reshape(h, w, 3)
+    return flat.reshape(h, w, ch)
 
 
-def render_scene(scene: Scene) -> np.ndarray:
-    rng = np.random.default_rng(scene.seed)
+def _shifted(scene: Scene, dx: float, dy: float, size: tuple[int, int]) -> Scene:
+    """The same scene on a larger canvas: every floor coordinate moved by (dx, dy)."""
+    from dataclasses import replace
+
+    def mv(pt):
+        return (pt[0] + dx, pt[1] + dy)
+
+    def poly(p):
+        return tuple(mv(q) for q in p) if p is not None else None
+    tray = replace(scene.tray, floor=poly(scene.tray.floor), outer=poly(scene.tray.outer),
+                   nadir=mv(scene.tray.nadir) if scene.tray.nadir is not None else None)
+    dice = tuple(replace(d, center=mv(d.center)) for d in scene.dice)
+    hand = replace(scene.hand, entry=mv(scene.hand.entry), tip=mv(scene.hand.tip)) if scene.hand else None
+    glare = replace(scene.glare, center=mv(scene.glare.center)) if scene.glare else None
+    return replace(scene, size=size, tray=tray, dice=dice, hand=hand, glare=glare, keep_zone=poly(scene.keep_zone),
+                   nadir=mv(scene.center), camera=None)
+
+
+def _base(scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """The picture of the straight-down camera, before the sensor: surfaces, dice, hand, glare, blur."""
     w, h = scene.size
     k = 0.5 if w > 800 else 1.0
     bg = _background(scene, rng, k)
@@ -578,6 +828,49 @@ def render_scene(scene: Scene) -> np.ndarray:
     if scene.blur > 0.05:
         img = cv2.GaussianBlur(img, (0, 0), scene.blur)
     img = _motion(img, scene)
+    if scene.shake is not None:
+        img = cv2.filter2D(img, -1, _motion_kernel(max(1.0, scene.shake.length), scene.shake.angle_deg),
+                           borderType=cv2.BORDER_REFLECT)
+    return img
+
+
+def _flicker(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """Rolling-shutter mains flicker: rows read out at different moments of the lamp's cycle."""
+    h = img.shape[0]
+    phase = rng.uniform(0, 2 * math.pi)
+    band = 4
+    out = np.empty_like(img)
+    for y0 in range(0, h, band):
+        g = 1.0 + scene.flicker * math.sin(2 * math.pi * (y0 + band / 2) / scene.flicker_period + phase)
+        cv2.convertScaleAbs(img[y0:y0 + band], out[y0:y0 + band], alpha=g)
+    return out
+
+
+def render_scene(scene: Scene) -> np.ndarray:
+    rng = np.random.default_rng(scene.seed)
+    w, h = scene.size
+    if scene.camera is None:
+        img = _base(scene, rng)
+    else:
+        from vision.synthetic_camera import sample_maps
+        mx, my = sample_maps(scene.camera, scene.size)
+        x0, y0 = math.floor(min(0.0, float(mx.min()))) - 2, math.floor(min(0.0, float(my.min()))) - 2
+        x1, y1 = math.ceil(max(w - 1.0, float(mx.max()))) + 3, math.ceil(max(h - 1.0, float(my.max()))) + 3
+        cw, ch = min(x1 - x0, 4 * w), min(y1 - y0, 4 * h)
+        canvas = _base(_shifted(scene, -x0, -y0, (cw, ch)), rng)
+        mx -= np.float32(x0)
+        my -= np.float32(y0)
+        img = cv2.remap(canvas, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if scene.flicker:
+        img = _flicker(img, scene, rng)
+    if scene.grey:
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        if scene.noise > 0:
+            grey = _sensor_noise(grey[..., None], rng, scene.noise)[..., 0]
+        if scene.jpeg_quality is not None:
+            ok, buf = cv2.imencode(".jpg", grey, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg_quality)])
+            grey = cv2.imdecode(buf, cv2.IMREAD_GRAYSCALE)
+        return cv2.merge([grey, grey, grey])
     if scene.noise > 0:
         img = _sensor_noise(img, rng, scene.noise)
     if scene.jpeg_quality is not None:

@@ -305,3 +305,148 @@ def test_speed_reports_medians_with_their_sample_size():
     figs = S.speed(n=1, dice=5)
     assert figs["scenes_per_size"] == 1
     assert all(figs[k] > 0 for k in ("render_ms_1280x960", "render_ms_640x480", "generate_ms_640x480"))
+
+
+# --------------------------------------------------------------------------- the train and holdout pools
+from vision import synthetic_pools as P  # noqa: E402
+
+
+def _pool_scene(seed: int, pool: str = "train", n: int = 5, condition: str = "clean", size=(640, 480), **kw) -> S.Scene:
+    return S.random_scene(np.random.default_rng(seed), n, size, condition, pool=pool, **kw)
+
+
+def _blank_diff_pips(sc: S.Scene, d: S.DieSpec) -> int:
+    """Blobs where the die's top face differs from the same die with a blank top (real OpenCV on
+    the rendered pixels: connected components of the difference)."""
+    img = S.render(sc).astype(np.float32)
+    blank = S.render(S.replace(sc, dice=(S.replace(d, odd_top="blank"),))).astype(np.float32)
+    diff = np.sqrt(((img - blank) ** 2).sum(axis=2))
+    pips = (diff > 12).astype(np.uint8)
+    pips = cv2.morphologyEx(pips, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(pips)
+    return len([s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 20])
+
+
+@pytest.mark.parametrize("family", S.DIE_FAMILIES["train"] + S.DIE_FAMILIES["holdout"])
+def test_every_family_renders_the_six_faces(family):
+    st = P.random_style(np.random.default_rng(len(family)), family)
+    base = _pool_scene(11, "train", 1, size=(320, 240), style=st, noise=0.0, blur=0.0, jpeg_quality=None, felt="green",
+                       camera=False, grey=False, flicker=0.0, lighting=S.Lighting())
+    base = S.replace(base, shake=None)
+    assert S._style(st).family == family
+    for v in range(1, 7):
+        d = S.DieSpec(v, base.center, 17.0 * v, 100.0, st)
+        assert _blank_diff_pips(S.replace(base, dice=(d,)), d) == v, (family, v)
+
+
+def test_pools_keep_their_styles_and_floors_apart():
+    seen = {"train": (set(), set(), set()), "holdout": (set(), set(), set())}
+    for pool in seen:
+        rng = np.random.default_rng(5)
+        for i in range(40):
+            sc = S.random_scene(rng, (5, 6, 8)[i % 3], ((1280, 960), (640, 480))[i % 2], S.random_condition(rng), pool=pool)
+            fam, floors, tables = seen[pool]
+            fam.update(S.style_of(d).family for d in sc.dice)
+            floors.add(sc.tray.floor_look.kind)
+            tables.add(sc.tray.table_look.kind)
+            assert sc.pool == pool
+    (tf, tfl, tt), (hf, hfl, ht) = seen["train"], seen["holdout"]
+    assert tf <= set(S.DIE_FAMILIES["train"]) and len(tf) >= 5
+    assert hf == set(S.DIE_FAMILIES["holdout"])
+    assert tfl == set(S.FLOOR_KINDS["train"]) and hfl == set(S.FLOOR_KINDS["holdout"])
+    assert not (tf & hf) and not (tfl & hfl)
+    assert tt <= set(S.TABLE_KINDS["train"]) and not (tt & {"cork", "slate"})
+    assert ht <= set(S.TABLE_KINDS["holdout"])
+
+
+def test_labels_land_on_the_drawn_dice_after_tilt_and_distortion():
+    hits = 0
+    for seed, (pool, tilt, k) in enumerate([("train", 18.0, 0.18), ("train", 12.0, -0.1), ("holdout", 23.0, 0.24),
+                                            ("holdout", 8.0, -0.12)]):
+        sc = _pool_scene(40 + seed, pool, 6, S.random_condition(np.random.default_rng(seed)), size=(640, 480),
+                         camera=S.Camera(tilt, 70.0 * seed, k), grey=False, flicker=0.0, noise=0.0, jpeg_quality=None)
+        assert sc.camera is not None and sc.camera.tilt_deg == tilt
+        full = S.render(sc).astype(np.float32)
+        empty = S.render_empty(sc).astype(np.float32)
+        tr = S.truth(sc)
+        for lb, td in zip(S.labels(sc), tr.dice):
+            assert math.dist(lb.center, td.center) < 1e-6  # truth and labels agree
+            assert lb.box[0] <= lb.center[0] <= lb.box[2] and lb.box[1] <= lb.center[1] <= lb.box[3]
+            if lb.visible < 1.0 or lb.status == "cocked":
+                continue
+            x, y = (int(round(v)) for v in lb.center)
+            r = max(1, int(0.2 * lb.side))
+            diff = np.abs(full[y - r:y + r + 1, x - r:x + r + 1] - empty[y - r:y + r + 1, x - r:x + r + 1]).sum(axis=2)
+            assert diff.mean() > 20, (seed, lb)
+            hits += 1
+    assert hits >= 12
+
+
+def test_label_classes_and_how_much_is_in_view():
+    sc = _pool_scene(3, "train", 6, "cocked")
+    lbs = S.labels(sc)
+    assert len(lbs) == 6
+    for lb, d in zip(lbs, sc.dice):
+        if d.tilt_deg > S.COCKED_DEG:
+            assert lb.cls == S.UNREADABLE_CLASS and lb.status == "cocked"
+        else:
+            assert lb.cls == S.top_face(d)[0] - 1 and lb.status == "ok"
+        assert lb.visible == 1.0 and lb.family == S.style_of(d).family
+    off = _pool_scene(4, "train", 5, "off_tray")
+    flat_off = [lb for lb, d in zip(S.labels(off), off.dice) if d.where == "off" and d.tilt_deg == 0]
+    assert flat_off and all(lb.status == "off_tray" and lb.cls == lb.face - 1 for lb in flat_off)
+    # a die half out of the frame
+    base = _pool_scene(5, "train", 1, camera=False)
+    d = S.DieSpec(2, (0.0, 240.0), 0.0, 40.0, base.dice[0].style, where="off")
+    half = S.labels(S.replace(base, dice=(d,)))[0]
+    assert 0.4 < half.visible < 0.6
+    blur = _pool_scene(6, "train", 5, "blur")
+    assert S.UNREADABLE_CLASS in {lb.cls for lb in S.labels(blur)}
+
+
+def test_die_sizes_span_20_to_120_px():
+    sides = []
+    rng = np.random.default_rng(8)
+    for i in range(60):
+        sc = S.random_scene(rng, 5, ((1280, 960), (640, 480))[i % 2], "clean", pool="train")
+        sides += [lb.side for lb in S.labels(sc)]
+    assert 15 < min(sides) < 26 and 95 < max(sides) < 140
+
+
+def test_grey_sensor_scenes_are_grey():
+    sc = _pool_scene(9, "train", 5, grey=True)
+    img = S.render(sc)
+    assert np.array_equal(img[..., 0], img[..., 1]) and np.array_equal(img[..., 1], img[..., 2])
+    colour = S.render(S.replace(sc, grey=False))
+    assert np.abs(colour[..., 0].astype(int) - colour[..., 2]).mean() > 3
+
+
+def test_pool_scenes_are_deterministic_from_the_seed():
+    a, b = _pool_scene(12, "holdout", 6, "cocked"), _pool_scene(12, "holdout", 6, "cocked")
+    assert a == b and np.array_equal(S.render(a), S.render(b))
+    assert not np.array_equal(S.render(a), S.render(_pool_scene(13, "holdout", 6, "cocked")))
+
+
+def test_reference_and_empty_frames_match_a_holdout_scene():
+    sc = _pool_scene(14, "holdout", 5, "clean", camera=S.Camera(15.0, 30.0, 0.15), noise=0.0, jpeg_quality=None)
+    ref = S.reference_scene(np.random.default_rng(2), 5, like=sc)
+    for f in ("tray", "lighting", "camera", "grey", "flicker", "size", "camera_height", "pool", "center"):
+        assert getattr(ref, f) == getattr(sc, f), f
+    assert {S.style_of(d).family for d in ref.dice} <= set(S.DIE_FAMILIES["holdout"])
+    full, empty = S.render(sc), S.render_empty(sc)
+    diff = np.abs(full.astype(np.int16) - empty.astype(np.int16)).max(axis=2)
+    far = np.ones(diff.shape, np.uint8)
+    for lb in S.labels(sc):
+        cv2.circle(far, (int(lb.center[0]), int(lb.center[1])), int(2.5 * lb.side) + 4, 0, -1)
+    assert np.percentile(diff[far.astype(bool)], 99) <= 12  # the same tray under the same camera
+
+
+def test_pool_overrides_are_checked():
+    with pytest.raises(ValueError):
+        _pool_scene(1, "sideways")
+    with pytest.raises(ValueError):
+        _pool_scene(1, "train", floor="carpet")
+    with pytest.raises(TypeError):
+        _pool_scene(1, "train", bogus=1)
+    sc = _pool_scene(1, "train", floor="paper", table="wood", grey=True, camera=False)
+    assert sc.tray.floor_look.kind == "paper" and sc.tray.table_look.kind == "wood" and sc.grey and sc.camera is None
