@@ -10,8 +10,9 @@ reader must answer, in the vocabulary of `yatzycam read`.
 - `random_scene(rng, n_dice, size, condition, **overrides)`: conditions in CONDITIONS
   ("clean", "cocked", "off_tray", "missing", "extra", and the unreadable kinds "glare",
   "blur", "hand", "odd_face"); `random_condition(rng)` draws them in the bench's BENCH_MIX.
-- `reference_scene(rng, n, like=scene)` (dice flat and apart, for calibration), `empty_scene`,
-  `render`, `render_empty`, `truth`.
+- `reference_scene(rng, n, like=scene)` (dice flat and apart, for calibration; `like=` keeps
+  everything of the table, camera included), `empty_scene`, `render`, `render_empty`, `truth`,
+  `frame_polygons` (floor, rim and keep zone in frame pixels).
 - `SimTable(n_dice, rng, ...)`: one table thrown again and again (`throw(keep)`, `rethrow()`).
 - `labels(scene)`: every die as it appears in the frame, for training a detector: top-face centre
   and side (px), class 0-5 (faces 1-6) or UNREADABLE_CLASS (6: cocked, rolling, hidden, odd
@@ -773,12 +774,16 @@ class _Placer:
     def _free(self, fp: np.ndarray) -> bool:
         return all(overlap_depth(fp, q) <= 0.35 for q in self.placed)
 
-    def _in_image(self, d: DieSpec) -> bool:
+    def _in_image(self, d: DieSpec, partial: bool = False) -> bool:
+        """Is the die in the frame (partial: is its centre, at least)?"""
         w, h = self.s.size
         pts = self._scene_project(die_corners(d))
         if self.s.camera is not None:
             from vision.synthetic_camera import forward
             pts = forward(self.s.camera, pts, self.s.size)
+        if partial:
+            c = pts.mean(axis=0)
+            return bool(0 <= c[0] < w and 0 <= c[1] < h)
         return bool(pts[:, 0].min() >= 2 and pts[:, 1].min() >= 2 and pts[:, 0].max() <= w - 3 and pts[:, 1].max() <= h - 3)
 
     def _scene_project(self, pts: np.ndarray) -> np.ndarray:
@@ -890,7 +895,7 @@ class _Placer:
         rng = self.rng
         s = self.s.die_size
         for _ in range(60):
-            tilt = float(rng.uniform(16, 40))
+            tilt = float(rng.uniform(16, 40 if self.s.pool == "classic" else 46))  # up to on its edge
             others = [d for d in self.specs if d.where == "tray" and d.tilt_deg < COCKED_DEG and d.base_z == 0]
             if others and rng.random() < 0.4:
                 a = others[int(rng.integers(len(others)))]
@@ -941,7 +946,9 @@ class _Placer:
                     return d
             else:
                 w, h = self.s.size
-                p = rng.uniform([s, s], [w - s, h - s])
+                # the train pool lets a share of them lie at the frame's edge, partly out of view
+                partial = self.s.pool == "train" and rng.random() < 0.25
+                p = rng.uniform([s, s], [w - s, h - s]) if not partial else rng.uniform([0, 0], [w, h])
                 if self.s.camera is not None:  # a point of the table the tilted camera sees
                     from vision.synthetic_camera import backward
                     p = backward(self.s.camera, p[None], self.s.size)[0]
@@ -951,7 +958,7 @@ class _Placer:
                     continue
                 if self.keep is not None and overlap_depth(fp, self.keep) > -0.3 * s:
                     continue
-                if self._free(fp) and self._in_image(d):
+                if self._free(fp) and self._in_image(d, partial):
                     self.placed.append(fp)
                     self.specs.append(d)
                     return d
@@ -1113,13 +1120,15 @@ def bench_scenes(n: int = 2000, seed: int = 0, dice: Sequence[int] = (5, 6, 8),
 
 def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int] = (1280, 960),
                     like: Scene | None = None, **overrides) -> Scene:
-    """N dice lying flat, well apart, in the tray: the calibration's reference throw.
+    """N dice lying flat, well apart, in the tray: the calibration's reference throw (on a small
+    pool tray, as far apart as it allows).
 
     like: take it on the same table as that scene (tray, keep zone, light, camera, dice); else on a
     new random table (overrides as for random_scene)."""
     if like is not None and overrides:
         raise TypeError("reference_scene: give either like= or overrides, not both")
-    for attempt in range(20):
+    pool = like.pool if like is not None else (overrides.get("pool") or "classic")
+    for attempt in range(20 if pool == "classic" else 30):  # (pool trays can be small: closer dice later)
         if like is not None:
             setup = _setup_of(like)
         else:
@@ -1127,11 +1136,13 @@ def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int]
         placer = _Placer(setup, rng)
         dice = []
         for i in range(n_dice):
-            for _ in range(200):
+            classic = setup.pool == "classic"
+            for _ in range(200 if classic else 60):
                 c = placer._random_point(np.array(setup.tray.floor), (1.2 if attempt < 5 else 0.75 if attempt < 10 else 0.55) * setup.die_size)
                 d = placer._die(i, center=(float(c[0]), float(c[1])))
                 fp = footprint(d)
-                gap = 0.9 if attempt < 5 else max(0.1, 0.9 - 0.1 * (attempt - 4))  # small trays: closer
+                late = attempt - 4 if classic else attempt + 1
+                gap = 0.9 if late <= 0 else max(0.1, 0.9 - 0.1 * late)  # small trays: closer
                 grown = offset_convex(_ccw(fp), gap * setup.die_size)
                 if all(overlap_depth(grown, q) <= 0 for q in placer.placed) and placer.add(d):
                     dice.append(d)
@@ -1141,6 +1152,16 @@ def reference_scene(rng: np.random.Generator, n_dice: int, size: tuple[int, int]
         if len(dice) == n_dice:
             return _scene(setup, dice, n_dice, rng, "clean")
     raise RuntimeError(f"could not place {n_dice} dice well apart")
+
+
+def frame_polygons(scene: Scene) -> dict:
+    """The tray's floor, its rim's outer edge (seen at the rim's height) and the keep zone, in
+    the rendered frame's pixels (vertices mapped through the camera; None where there is none)."""
+    tray = scene.tray
+    outer = np.c_[np.array(tray.outer), np.full(len(tray.outer), tray.wall_height)]
+    return {"floor": scene.to_image(np.array(tray.floor)).tolist(),
+            "outer": scene.to_image(scene.project(outer)).tolist(),
+            "keep_zone": scene.to_image(np.array(scene.keep_zone)).tolist() if scene.keep_zone else None}
 
 
 def empty_scene(scene: Scene) -> Scene:
@@ -1284,9 +1305,9 @@ class SimTable:
 
 
 # --------------------------------------------------------------------------- speed
-def speed(n: int = 20, seed: int = 0, dice: int = 8) -> dict:
+def speed(n: int = 20, seed: int = 0, dice: int = 8, pool: str | None = None) -> dict:
     """Rendering and generation times on this machine (medians over n scenes per size, one thread):
-    for `yatzycam bench` or `python -c "from vision.synthetic import speed; print(speed())"`."""
+    for `yatzycam bench` or `python -c "from vision.synthetic import speed; print(speed(pool='train'))"`."""
     import os
     import statistics
     import time
@@ -1294,13 +1315,13 @@ def speed(n: int = 20, seed: int = 0, dice: int = 8) -> dict:
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        out: dict = {"scenes_per_size": n, "dice": dice}
+        out: dict = {"scenes_per_size": n, "dice": dice, "pool": pool or "classic"}
         for size in ((1280, 960), (640, 480)):
             rng = np.random.default_rng(seed)
             gen, ren, wall = [], [], []
             for _ in range(n):
                 c = time.process_time()
-                sc = random_scene(rng, dice, size, random_condition(rng))
+                sc = random_scene(rng, dice, size, random_condition(rng), pool=pool)
                 gen.append(time.process_time() - c)
                 c, t = time.process_time(), time.perf_counter()
                 render(sc)

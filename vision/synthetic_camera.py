@@ -132,14 +132,16 @@ def fit(size: tuple[int, int], h0: np.ndarray, k: float, keep: np.ndarray, margi
     return sm
 
 
-def sample_maps(cam, size: tuple[int, int], step: int = 8) -> tuple[np.ndarray, np.ndarray]:
+def sample_maps(cam, size: tuple[int, int], step: int = 6) -> tuple[np.ndarray, np.ndarray]:
     """Floor-pixel coordinates (float32 maps, frame-sized) of every frame pixel, for cv2.remap
     (worked out on a coarse grid and interpolated: the maps are smooth)."""
     w, h = size
-    gw, gh = (w - 1) // step + 2, (h - 1) // step + 2
-    gy, gx = np.mgrid[0:gh, 0:gw].astype(np.float64) * step
+    gw, gh = -(-w // step) + 2, -(-h // step) + 2
+    # grid point i sits where cv2.resize puts it: at (i + 0.5) step - 0.5, one extra point each side
+    xs = (np.arange(gw) - 1 + 0.5) * step - 0.5
+    ys = (np.arange(gh) - 1 + 0.5) * step - 0.5
+    gx, gy = np.meshgrid(xs, ys)
     src = backward(cam, np.dstack([gx, gy]), size).astype(np.float32)
-    m = np.float32([[step, 0, 0], [0, step, 0]])  # frame pixel x samples grid point x / step
-    mx = cv2.warpAffine(src[..., 0], m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    my = cv2.warpAffine(src[..., 1], m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return mx, my
+    big = cv2.resize(src, (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)
+    big = big[step:step + h, step:step + w]
+    return np.ascontiguousarray(big[..., 0]), np.ascontiguousarray(big[..., 1])

@@ -79,6 +79,12 @@ def _jitter(rng: np.random.Generator, c, amount: float = 14.0) -> BGR:
     return tuple(int(np.clip(v + rng.uniform(-amount, amount), 0, 255)) for v in c)
 
 
+def _shade(rng: np.random.Generator, c, common: float = 20.0, each: float = 4.0) -> BGR:
+    """A colour made lighter or darker as a whole, its hue kept (a small per-channel wobble)."""
+    f = 1.0 + rng.uniform(-common, common) / 100.0
+    return tuple(int(np.clip(v * f + rng.uniform(-each, each), 0, 255)) for v in c)
+
+
 def _random_colour(rng: np.random.Generator, v=(0.1, 0.95), s=(0.0, 0.95)) -> BGR:
     return _hsv(rng.uniform(0, 180), rng.uniform(*s), rng.uniform(*v))
 
@@ -195,11 +201,11 @@ def random_surface(rng: np.random.Generator, kind: str, die: float) -> S.Surface
         return S.Surface("laminate", _random_colour(rng, v=(0.3, 0.95), s=(0.0, 0.4)),
                          sheen=float(u(0.04, 0.15)), strength=float(u(0.1, 0.5)))
     if kind == "cork":
-        c = _jitter(rng, (75, 125, 175), 16)
+        c = _shade(rng, (75, 125, 175), 20, 6)
         return S.Surface("cork", c, tuple(int(v * u(0.45, 0.65)) for v in c), scale=float(die * u(0.03, 0.08)),
                          strength=float(u(0.5, 0.95)))
     if kind == "slate":
-        c = _jitter(rng, (72, 70, 62) if rng.random() < 0.6 else (95, 95, 92), 12)
+        c = _shade(rng, (72, 70, 62) if rng.random() < 0.6 else (95, 95, 92), 25, 3)
         return S.Surface("slate", c, tuple(int(min(255, v * u(1.3, 1.7))) for v in c), scale=float(die * u(0.5, 2.0)),
                          angle_deg=ang, strength=float(u(0.4, 0.85)))
     raise ValueError(f"unknown surface kind {kind!r}")

@@ -2,9 +2,17 @@
 
 Every die is a rounded cube (signed distance field) traced per pixel from a pinhole camera
 straight above the nadir, so perspective, side faces, cocked tilts, rounded edges and
-occlusion between touching dice come out of the geometry; pips are recessed discs (a
-dark paint with a dimple's shading). Surfaces are drawn as polygons; shadows are projected
-silhouettes, blurred. Then light falloff, vignetting, blur, noise and JPEG.
+occlusion between touching dice come out of the geometry; pips are discs of paint, flush,
+in a shallow dimple or deeply engraved (the recess shaded, its highlight hidden). A die's
+style may vein or grain its body (marbled, wooden), make it metallic (a coloured reflection of
+a bright-above room), or translucent (the floor behind it shows through, tinted, and so do the
+pips of its far faces, where the ray leaves the die). Surfaces are polygons whose textures
+(wood grain and planks, cork granules, slate mottling, cloth weave, a printed paper grid, a
+plastic sheen) follow the tray, so the empty frame and every throw on it share them; shadows
+are projected silhouettes, blurred (lighter under translucent dice). Then light falloff,
+vignetting, blur, camera shake; the camera's tilt and lens distortion as one remap of a
+larger straight-down picture (vision.synthetic_camera); rolling-shutter flicker; a grey-scale
+sensor; noise and JPEG.
 """
 
 from __future__ import annotations
@@ -162,8 +170,7 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     if looks:
         trng = np.random.default_rng(_tray_seed(tray))
         origin = np.array(scene.nadir if scene.nadir is not None else scene.center) - np.array(tray.nadir or scene.center)
-        if tray.table_look is not None:
-            alb8 = _surface(tray.table_look, w, h, k, trng, tint, origin)
+        lum_t = _surface_lum(tray.table_look, w, h, k, trng, origin) if tray.table_look is not None else None
     irr = np.full((h, w), lt.ambient + 0.9 * L[2], np.float32)
     buf = np.empty((h, w), np.float32)
     # texture: low-frequency blotches, grain, and wood-ish streaks on the table
@@ -184,6 +191,10 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     streak *= buf
     if tray.table_look is None:
         tex += streak
+    elif lum_t is not None:
+        lum_t -= np.float32(1.0)
+        lum_t *= buf
+        tex += lum_t
     if scene.keep_zone is not None:
         kz = np.array(scene.keep_zone)
         draw(alb8, kz, col(np.clip(np.array(tray.felt_bgr, np.float32) * 1.15 + 20, 0, 255)))
@@ -213,11 +224,13 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     irr += wall_irr
     fm = mask(floor)
     draw(alb8, floor, col(tray.felt_bgr))
-    if tray.floor_look is not None and tray.floor_look.kind != "felt":
-        ftex = _surface(tray.floor_look, w, h, k, trng, tint, origin)
-        fm3 = cv2.merge([fm, fm, fm])
-        alb8 = cv2.add(cv2.multiply(ftex, fm3, dtype=cv2.CV_8U),
-                       cv2.multiply(alb8, cv2.merge([1 - fm, 1 - fm, 1 - fm]), dtype=cv2.CV_8U))
+    if tray.floor_look is not None:
+        lum_f = _surface_lum(tray.floor_look, w, h, k, trng, origin)
+        if lum_f is not None:
+            lum_f -= np.float32(1.0)
+            lum_f *= fm
+        if tray.floor_look.kind == "paper":
+            _paper_lines(alb8, tray.floor_look, floor, k, origin, col)
     # the walls' shadow on the floor: lit where the way to the light clears the wall; soft (room light)
     lit = mask(floor - L[:2] / L[2] * tray.wall_height)
     lit *= fm
@@ -240,6 +253,8 @@ def _background(scene: Scene, rng: np.random.Generator, k: float) -> np.ndarray:
     np.multiply(grain, np.float32(fg), out=buf)
     buf *= fm
     tex += buf
+    if tray.floor_look is not None and lum_f is not None:
+        tex += lum_f
     irr *= tex
     irr *= _light_map(scene, (w, h))
     if scene.dice:
@@ -277,71 +292,125 @@ def _cells(rng: np.random.Generator, h: int, w: int, cell: float) -> np.ndarray:
 
 
 def _oriented(rng: np.random.Generator, s: np.ndarray, t: np.ndarray, cell_s: float, cell_t: float) -> np.ndarray:
-    """Noise stretched along s (cells cell_s x cell_t), sampled at coordinates (s, t)."""
+    """Noise stretched along s (cells cell_s x cell_t), sampled at coordinates (s, t); smooth
+    noise (cells of 8 pixels and more) is worked out at a quarter of the size and scaled up."""
+    h, w = s.shape
+    if min(cell_s, cell_t) >= 8 and h >= 16 and w >= 16:
+        small = _oriented(rng, s[2::4, 2::4], t[2::4, 2::4], cell_s, cell_t)
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     s0, t0 = float(s.min()), float(t.min())
     gw = int((float(s.max()) - s0) / cell_s) + 4
     gh = int((float(t.max()) - t0) / cell_t) + 4
     g = rng.standard_normal((gh, gw)).astype(np.float32)
-    return cv2.remap(g, (s - s0) / np.float32(cell_s) + 1, (t - t0) / np.float32(cell_t) + 1, cv2.INTER_CUBIC,
-                     borderMode=cv2.BORDER_REFLECT)
+    ms = s - np.float32(s0)
+    ms *= np.float32(1.0 / cell_s)
+    ms += np.float32(1.0)
+    mt = t - np.float32(t0)
+    mt *= np.float32(1.0 / cell_t)
+    mt += np.float32(1.0)
+    return cv2.remap(g, ms, mt, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 
-def _surface(look, w: int, h: int, k: float, rng: np.random.Generator, tint: np.ndarray, origin) -> np.ndarray:
-    """An 8-bit albedo image (h, w, 3) of a surface, at scale k of the floor pixels."""
-    base = np.array(look.bgr, np.float32)
-    c2 = np.array(look.bgr2, np.float32)
+def _surface_lum(look, w: int, h: int, k: float, rng: np.random.Generator, origin) -> np.ndarray | None:
+    """A surface's texture as a brightness factor (h, w) around 1, at scale k of the floor pixels
+    (None: plain). The surface's colour is its `bgr`; darker or lighter grain, rings, speckles
+    and mottling are shades of it (bgr2 gives their depth)."""
     kind = look.kind
     sc = look.scale * k  # texture scale in these pixels
-    if kind in ("wood", "paper", "cloth", "slate"):
+    depth = np.float32(_luma(look.bgr2) / max(1.0, _luma(look.bgr)) - 1.0)  # bgr2 relative to bgr
+    if kind in ("wood", "cloth", "slate"):
         a = math.radians(look.angle_deg)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        xx += np.float32(origin[0] * k)
-        yy += np.float32(origin[1] * k)
-        s = xx * np.float32(math.cos(a)) + yy * np.float32(math.sin(a))
-        t = yy * np.float32(math.cos(a)) - xx * np.float32(math.sin(a))
+        xs = np.arange(w, dtype=np.float32) + np.float32(origin[0] * k)
+        ys = np.arange(h, dtype=np.float32) + np.float32(origin[1] * k)
+        ca, sa = np.float32(math.cos(a)), np.float32(math.sin(a))
+        s = np.add.outer(ys * sa, xs * ca)  # along the grain
+        t = np.add.outer(ys * ca, xs * -sa)  # across it
     if kind == "wood":
         sc = max(sc, 2.0)
-        n1 = _oriented(rng, s, t, 30 * sc, 3 * sc)
-        ring = t / np.float32(sc) + np.float32(1.6) * n1
-        v = (np.float32(0.5) + np.float32(0.5) * np.sin(ring * np.float32(2 * math.pi))) ** 3
+        ring = _oriented(rng, s, t, 30 * sc, 3 * sc)
+        ring *= np.float32(1.6)
+        ring += t * np.float32(1.0 / sc)
+        ring *= np.float32(2 * math.pi)
+        v = np.sin(ring, out=ring)
+        v += np.float32(1.0)
+        v *= np.float32(0.5)
+        v = v * v * v
+        v *= depth * np.float32(look.strength)
         fine = _oriented(rng, s, t, max(6.0, 20 * k), max(0.7, 0.8 * k))
-        v = v * np.float32(look.strength) + fine * np.float32(0.06)
+        fine *= np.float32(0.05)
+        v += fine
         plank = max(8 * sc, 40 * k)
-        idx = np.floor(t / np.float32(plank)).astype(np.int32)
-        jit = rng.uniform(-0.08, 0.08, int(idx.max() - idx.min()) + 2).astype(np.float32)
-        gainp = 1 + jit[idx - idx.min()]
-        seam = np.abs(t / np.float32(plank) - np.rint(t / np.float32(plank))) * np.float32(plank)
-        gainp *= np.float32(1.0) - np.float32(0.35) * np.clip(np.float32(1.2) - seam, 0, 1)
-        img = (base[None, None] + (c2 - base)[None, None] * v[..., None]) * gainp[..., None]
-    elif kind == "paper":
-        g = max(2.0, look.scale * k)
-        ds = np.abs(s / np.float32(g) - np.rint(s / np.float32(g))) * np.float32(g)
-        dt = np.abs(t / np.float32(g) - np.rint(t / np.float32(g))) * np.float32(g)
-        width = np.float32(max(0.5, 0.6 * k * 2))
-        line = np.clip(np.float32(1.0) - np.minimum(ds, dt) / width, 0, 1) * np.float32(look.strength)
-        tone = _cells(rng, h, w, 60 * k) * np.float32(0.015) + np.float32(1.0)
-        img = (base[None, None] + (c2 - base)[None, None] * line[..., None]) * tone[..., None]
-    elif kind == "cloth":
+        q = t * np.float32(1.0 / plank)
+        idx = np.floor(q)
+        seam = np.abs(q - np.rint(q)) * np.float32(plank)
+        jit = rng.uniform(-0.08, 0.08, 64).astype(np.float32)
+        v += jit[idx.astype(np.int32) % 64]
+        v -= np.float32(0.35) * np.clip(np.float32(1.2) - seam, 0, 1)
+        v += np.float32(1.0)
+        return v
+    if kind == "cloth":
         p = max(2.2, sc)
         wv = np.sin(s * np.float32(2 * math.pi / p)) * np.sin(t * np.float32(2 * math.pi / p))
-        img = base[None, None] * (np.float32(1.0) + np.float32(0.1 * look.strength) * wv)[..., None]
-    elif kind == "cork":
+        wv *= np.float32(0.1 * look.strength)
+        wv += np.float32(1.0)
+        return wv
+    if kind == "slate":
+        m = _cells(rng, h, w, max(2.0, sc)) * np.float32(0.6)
+        m += _cells(rng, h, w, max(4.0, 4 * sc)) * np.float32(0.4)
+        m += _oriented(rng, s, t, max(20.0, 30 * sc), max(1.5, 0.3 * sc)) * np.float32(0.25)
+        v = np.clip(np.float32(0.5) + np.float32(0.35) * m, 0, 1)
+        v *= depth * np.float32(look.strength)
+        v += np.float32(1.0)
+        return v
+    if kind == "cork":
         c = max(1.0, sc)
-        n1 = _cells(rng, h, w, c)
-        n2 = _cells(rng, h, w, c * 1.7)
-        dark = np.clip((n1 - 0.7) * 2.5, 0, 1) * np.float32(look.strength)
-        light = np.clip((n2 - 1.0) * 2.0, 0, 1) * np.float32(0.5 * look.strength)
-        img = base[None, None] + (c2 - base)[None, None] * dark[..., None] + (np.float32(255) - base)[None, None] * np.float32(0.25) * light[..., None]
-    elif kind == "slate":
-        m = _cells(rng, h, w, max(2.0, sc)) * np.float32(0.6) + _cells(rng, h, w, max(4.0, 4 * sc)) * np.float32(0.4)
-        streak = _oriented(rng, s, t, max(20.0, 30 * sc), max(1.5, 0.3 * sc)) * np.float32(0.25)
-        v = np.clip(np.float32(0.5) + np.float32(0.35) * (m + streak), 0, 1) * np.float32(look.strength)
-        img = base[None, None] + (c2 - base)[None, None] * v[..., None]
-    else:  # felt, plastic, laminate, plain: a flat colour with a faint low-frequency tone
-        tone = _cells(rng, h, w, 80 * k) * np.float32(0.02 * look.strength) + np.float32(1.0)
-        img = base[None, None] * tone[..., None]
-    img = img * tint[None, None].astype(np.float32)
-    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+        dark = _cells(rng, h, w, c)
+        dark -= np.float32(0.7)
+        np.clip(dark * np.float32(2.5), 0, 1, out=dark)
+        dark *= depth * np.float32(look.strength)
+        light = _cells(rng, h, w, c * 1.7)
+        light -= np.float32(1.0)
+        np.clip(light * np.float32(2.0), 0, 1, out=light)
+        light *= np.float32(0.35 * look.strength)
+        dark += light
+        dark += np.float32(1.0)
+        return dark
+    if kind in ("plastic", "laminate", "plain"):
+        tone = _cells(rng, h // 4 + 1, w // 4 + 1, 20 * k)
+        tone = cv2.resize(tone, (w, h), interpolation=cv2.INTER_LINEAR)
+        tone *= np.float32(0.02 * look.strength)
+        tone += np.float32(1.0)
+        return tone
+    return None  # felt: its grain is the background's
+
+
+def _luma(c) -> float:
+    b, g, r = c
+    return 0.114 * b + 0.587 * g + 0.299 * r
+
+
+def _paper_lines(alb8: np.ndarray, look, floor: np.ndarray, k: float, origin, col) -> None:
+    """A faint squared grid printed on the paper floor (anti-aliased lines, inside the floor only)."""
+    h, w = alb8.shape[:2]
+    g = max(2.0, look.scale * k)
+    a = math.radians(look.angle_deg)
+    u = np.array([math.cos(a), math.sin(a)])
+    v = np.array([-math.sin(a), math.cos(a)])
+    o = np.asarray(origin, float) * k
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], float) + o
+    line = tuple(float(b + (c - b) * look.strength) for b, c in zip(col(look.bgr), col(look.bgr2)))
+    grid = alb8.copy()
+    for d, e in ((u, v), (v, u)):
+        proj = corners @ d
+        along = corners @ e
+        for m in range(int(math.floor(proj.min() / g)), int(math.ceil(proj.max() / g)) + 1):
+            p0 = d * m * g + e * (along.min() - 2) - o
+            p1 = d * m * g + e * (along.max() + 2) - o
+            cv2.line(grid, (int(round(p0[0] * 16)), int(round(p0[1] * 16))),
+                     (int(round(p1[0] * 16)), int(round(p1[1] * 16))), line, 1, cv2.LINE_AA, 4)
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(inside, [np.round(floor * k * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
+    cv2.copyTo(grid, inside, alb8)
 
 
 def _sheen(scene: Scene, strength: float, w: int, h: int, rng: np.random.Generator) -> np.ndarray:

@@ -299,6 +299,11 @@ def test_command_line_writes_scenes_and_truth(tmp_path):
     assert cv2.imread(str(tmp_path / "scene0000-empty.png")).shape == (240, 320, 3)
     with pytest.raises(SystemExit):
         S.main(["--out", str(tmp_path), "--size", "big"])
+    out = tmp_path / "pool"
+    assert S.main(["--out", str(out), "-n", "2", "--dice", "6", "--size", "320x240", "--pool", "holdout"]) == 0
+    lines = [json.loads(x) for x in (out / "truth.jsonl").read_text().splitlines()]
+    assert all(x["pool"] == "holdout" and len(x["labels"]) == len(x["dice"]) for x in lines)
+    assert all(lb["family"] in S.DIE_FAMILIES["holdout"] and 0 <= lb["cls"] <= 6 for x in lines for lb in x["labels"])
 
 
 def test_speed_reports_medians_with_their_sample_size():
@@ -439,6 +444,10 @@ def test_reference_and_empty_frames_match_a_holdout_scene():
     for lb in S.labels(sc):
         cv2.circle(far, (int(lb.center[0]), int(lb.center[1])), int(2.5 * lb.side) + 4, 0, -1)
     assert np.percentile(diff[far.astype(bool)], 99) <= 12  # the same tray under the same camera
+    # the floor polygon in frame pixels holds every tray die's centre
+    floor = np.array(S.frame_polygons(sc)["floor"])
+    inside = [cv2.pointPolygonTest(floor.astype(np.float32), lb.center, False) >= 0 for lb in S.labels(sc)]
+    assert all(inside)
 
 
 def test_pool_overrides_are_checked():
@@ -450,3 +459,28 @@ def test_pool_overrides_are_checked():
         _pool_scene(1, "train", bogus=1)
     sc = _pool_scene(1, "train", floor="paper", table="wood", grey=True, camera=False)
     assert sc.tray.floor_look.kind == "paper" and sc.tray.table_look.kind == "wood" and sc.grey and sc.camera is None
+
+
+def test_mains_flicker_bands_the_rows():
+    sc = _pool_scene(15, "train", 5, flicker=0.0, noise=0.0, jpeg_quality=None, grey=False, camera=False)
+    flick = S.replace(sc, flicker=0.04, flicker_period=120.0)
+    a = S.render(sc).astype(np.float64).mean(axis=(1, 2))
+    b = S.render(flick).astype(np.float64).mean(axis=(1, 2))
+    ratio = b / np.maximum(a, 1.0)
+    assert 0.06 < np.ptp(ratio[5:-5]) < 0.1  # +-4 %
+    # periodic along the rows: a row and the one a period later are lit alike
+    assert np.abs(ratio[10:300] - ratio[130:420]).max() < 0.02
+
+
+def test_light_colour_follows_its_temperature():
+    warm, cold = P.kelvin_tint(2700.0, 0.0), P.kelvin_tint(6500.0, 0.0)
+    assert warm[2] > warm[0] * 1.5 and abs(cold[2] - cold[0]) < 0.1  # BGR: warm light is red
+    half = P.kelvin_tint(2700.0, 0.5)
+    assert warm[2] / warm[0] > half[2] / half[0] > 1.0  # the white balance takes part of the cast
+    lights = [_pool_scene(20 + i, "train").lighting for i in range(12)]
+    assert all(2700 <= lt.kelvin <= 6500 and 25 <= lt.elevation_deg <= 85 for lt in lights)
+
+
+def test_speed_of_the_pools():
+    figs = S.speed(n=1, dice=5, pool="train")
+    assert figs["pool"] == "train" and figs["render_ms_640x480"] > 0
