@@ -54,7 +54,7 @@ def _scene_dets(c: bench.Case, model: str | None) -> dict:
     from vision.detector import Detector
 
     cv2.setNumThreads(1)
-    folder = bench.CACHE / f"thresholds-{bench.pool() or 'default'}"
+    folder = bench.CACHE / f"thresholds-{bench.render_key()}"
     png, js = folder / f"{c.seed}.png", folder / f"{c.seed}.json"
     img = cv2.imread(str(png)) if png.exists() and js.exists() else None
     if img is None:
