@@ -657,6 +657,13 @@ def _fold_model(source: str, models: Path | None) -> tuple[str | None, str]:
         p = Path(models) / f"without-{source}.onnx"
         if p.is_file():
             return str(p), f"fold model {p.name}: trained without {source}"
+        for q in sorted(Path(models).glob("without-*.onnx")):  # a fold that left out several sources
+            try:
+                left = json.loads(q.with_suffix(".train.json").read_text()).get("leave_out") or ""
+            except (OSError, ValueError, AttributeError):
+                continue
+            if source in str(left).split(","):
+                return str(q), f"fold model {q.name}: trained without {left}"
     where = f"no {Path(models) / f'without-{source}.onnx'}" if models is not None else "no --models DIR"
     return None, f"TRAINED ON THIS SOURCE ({where}): the committed model saw these photos, figures are optimistic"
 
