@@ -143,14 +143,17 @@ def _paths(c: Case) -> tuple[Path, Path, Path, Path]:
 
 def make_scene(c: Case):
     """(scene, reference scene) of a case: the scene in the bench's pool and its reference throw (the
-    same table, light, camera and dice, lying flat and apart)."""
+    same table, light, camera and dice, lying flat and apart; None when they find no room)."""
     from vision import synthetic as S
 
     rng = np.random.default_rng(c.seed)
     p = pool()
     kw = {"pool": p} if p else {}
     scene = S.random_scene(rng, c.n_dice, c.size, c.condition, **kw)
-    return scene, S.reference_scene(rng, c.n_dice, c.size, like=scene)
+    try:
+        return scene, S.reference_scene(rng, c.n_dice, c.size, like=scene)
+    except RuntimeError:  # no room for a reference throw of this tray: it is calibrated from the empty tray
+        return scene, None
 
 
 def scene_dice(scene) -> list[dict]:
@@ -192,7 +195,8 @@ def render_case(c: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
         if frame is not None and empty is not None and ref is not None:
             return frame, empty, ref, json.loads(tp.read_text())
     scene, ref_scene = make_scene(c)
-    frame, empty, ref = S.render(scene), S.render_empty(scene), S.render(ref_scene)
+    frame, empty = S.render(scene), S.render_empty(scene)
+    ref = empty.copy() if ref_scene is None else S.render(ref_scene)  # (a throw with no dice: not used)
     truth = scene_truth(scene)
     fp.parent.mkdir(parents=True, exist_ok=True)
     for p, img in ((fp, frame), (ep, empty), (rp, ref)):
