@@ -21,6 +21,8 @@ A die kept but under "face" is a doubt: the reader refuses the throw with its re
 
 Writes {"die", "face", "n", "method", ...} (n: detections the thresholds were set on) to --out
 (default vision/model/thresholds.json, beside the model it was set for); the reader reads that file.
+When no face cut meets the rate it prints why, writes nothing and exits 1. The heat cut is never
+under the detector's PEAK (it reports nothing weaker).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import cv2
 import numpy as np
 
 from vision import bench
+from vision.detector import PEAK
 
 SEED = 90_000_000  # the tool's own scenes: never the bench's (1000 up) nor the training's
 SCENES = 1600
@@ -177,7 +180,7 @@ def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
     score, best, right, on_die = rows[:, 0], rows[:, 1], rows[:, 2].astype(bool), rows[:, 3].astype(bool)
     if not len(rows):
         return {"die": None, "face": None, "n": 0, "met": False, "why": "no detections"}
-    die = least_errors(score, on_die)
+    die = max(least_errors(score, on_die), PEAK)  # the detector reports nothing under its PEAK
     keep = score >= die
     kept, false_kept = int(keep.sum()), int((keep & ~on_die).sum())
     face, passed, wrong = lowest_safe(best[keep], ~right[keep], max_rate)
@@ -258,12 +261,14 @@ def main(argv: list[str] | None = None) -> int:
     if sources:
         out["real_photos"] = sources
     out["seconds"] = round(time.perf_counter() - t0, 1)
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out, indent=1))
-    if not out.get("met"):
-        print(f"vision.thresholds: {out.get('why', 'not met')}; {a.out} says so (met: false)", file=sys.stderr)
+    if not out.get("met"):  # never a file the reader would trust
+        print(f"vision.thresholds: {out.get('why', 'not met')}; {a.out} not written", file=sys.stderr)
         return 1
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(a.out).with_name(Path(a.out).name + ".tmp")
+    tmp.write_text(json.dumps(out, indent=1) + "\n")
+    os.replace(tmp, a.out)
     return 0
 
 
