@@ -495,7 +495,10 @@ def speed(todo: list[Case], model: Path | None = None) -> dict:
 
     model = Path(model) if model is not None else D.MODEL
     ms = _timed(todo)
-    inputs = net_inputs(todo[: max(2, len(todo) // 4)])
+    by_size: dict[tuple[int, int], list[Case]] = {}
+    for c in todo:
+        by_size.setdefault(c.size, []).append(c)
+    inputs = net_inputs([c for cs in by_size.values() for c in cs[: max(2, len(cs) // 4)]])
     out: dict = {"frames_timed": {k: len(v) for k, v in ms.items()}}
     for size, v in ms.items():
         out[f"median_ms_8_dice_{size}"] = round(statistics.median(v), 2) if v else None
