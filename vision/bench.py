@@ -584,9 +584,7 @@ def _use_model(path: str | None) -> None:
         real_init(self, p, threads)
         _LOADED.append(str(self.path))
 
-    D.Detector.__init__ = init
-    if path is not None:
-        D.MODEL = Path(path)
+    D.Detector.__init__ = init  # (the thresholds stay the committed model's: the fold model stands for it)
 
 
 def _read_photo(rec: dict) -> dict:

@@ -2,7 +2,8 @@
 1.24, /usr/bin/python3, the repository on PYTHONPATH, no venv), the committed model must find the same
 dice on the frames tests/pi/frames.py wrote as the main environment did: the same dice with equal
 faces, centres within 0.5 px, heat and class confidences within 0.01; and the reader (its runtime
-modules imported here) must give the same verdict and faces.
+modules imported here) must give the same readings, but for a die whose score or face probability
+lies within that 0.01 of the reader's threshold (which a difference inside the tolerance may tip).
 
     PYTHONPATH=. /usr/bin/python3 tests/pi/check.py FRAMES_DIR
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from common import detections, reading  # tests/pi, this script's folder
+from common import detections, reading, thresholds  # tests/pi, this script's folder
 
 CENTRE_PX = 0.5
 CONF = 0.01
@@ -48,6 +49,23 @@ def compare(want: list[dict], got: list[dict]) -> list[str]:
     return bad
 
 
+def on_the_edge(want: dict, got: dict, dets: list[dict], th: tuple[float, float] | None) -> bool:
+    """Do two readings differ only in dice whose detection lies within CONF of a threshold (the die
+    score or the face probability), where a difference inside the tolerance may tip the reader?"""
+    if th is None:
+        return False
+    def unmatched(one: list, other: list) -> list:
+        """Dice of `one` with no die of the same value and status within CENTRE_PX in `other`."""
+        return [d[2:] for d in one if not any(d[:2] == o[:2] and math.dist(d[2:], o[2:]) <= CENTRE_PX
+                                              for o in other)]
+
+    for x, y in unmatched(want["dice"], got["dice"]) + unmatched(got["dice"], want["dice"]):
+        near = [d for d in dets if math.hypot(d["x"] - x, d["y"] - y) <= 1.0]
+        if not any(abs(d["score"] - th[0]) <= CONF or abs(d["conf"] - th[1]) <= CONF for d in near):
+            return False
+    return True
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: PYTHONPATH=. /usr/bin/python3 tests/pi/check.py FRAMES_DIR", file=sys.stderr)
@@ -66,7 +84,8 @@ def main(argv: list[str]) -> int:
     cv2.setNumThreads(1)
     det = Detector()
     frames = expected["frames"]
-    failed = dice = 0
+    failed = dice = edge = 0
+    th = thresholds()
     for name, want in sorted(frames.items()):
         img = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_COLOR)
         if img is None:
@@ -80,7 +99,10 @@ def main(argv: list[str]) -> int:
         n = None if cal is None else cal.n_dice
         r = reading(img, cal, n)
         if r != want["reading"]:
-            bad.append(f"reader: {r}, main environment {want['reading']}")
+            if on_the_edge(want["reading"], r, want["dice"], th):
+                edge += 1
+            else:
+                bad.append(f"reader: {r}, main environment {want['reading']}")
         dice += len(want["dice"])
         if bad:
             failed += 1
@@ -91,8 +113,9 @@ def main(argv: list[str]) -> int:
     if failed:
         print(f"FAILED: {failed} of {len(frames)} frames differ from the main environment ({MODEL.name})")
         return 1
+    tipped = f" ({edge} differing only in a die within {CONF} of a threshold)" if edge else ""
     print(f"ok: {len(frames)} frames, {dice} dice: the same dice (faces equal, centres within {CENTRE_PX} px, "
-          f"confidences within {CONF}) and the same readings as the main environment ({MODEL.name})")
+          f"confidences within {CONF}) and the same readings{tipped} as the main environment ({MODEL.name})")
     return 0
 
 

@@ -34,6 +34,7 @@ def main(argv: list[str]) -> int:
         print("usage: python tests/pi/frames.py OUT_DIR", file=sys.stderr)
         return 2
     from calibration import CalibrationError, calibrate
+    from calibration.profile import Calibration
     from vision import synthetic as S
     from vision.detector import Detector
 
@@ -53,6 +54,7 @@ def main(argv: list[str]) -> int:
             cal = calibrate(S.render_empty(scene), S.render(ref), n)
         except CalibrationError:  # as the bench does: from the empty tray alone
             cal = calibrate(S.render_empty(scene))
+        cal = Calibration.from_json(cal.to_json())  # as the Pi side loads it (the file rounds its figures)
         name = f"render{i:02d}"
         cv2.imwrite(str(out / f"{name}.png"), img)
         (out / f"{name}.cal.json").write_text(json.dumps(cal.to_json()))
