@@ -31,8 +31,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
-from controller.game import MAX_PLAYERS, Game, GameError, Setup
-from controller.view import GameView
+from controller.game.game import MAX_PLAYERS, Game, GameError, Setup
+from controller.game.view import GameView
 from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
 
@@ -556,7 +556,7 @@ class App:
             self.setup_menu = True
             self.open_menu()
         elif item.kind in ("setup_rules", "setup_players"):
-            from controller.rules import builtin_names
+            from controller.game.rules import builtin_names
 
             rules, n = self.next_setup
             if item.kind == "setup_rules":
@@ -646,8 +646,8 @@ class FastClock:
 
 
 def advise_view(advisor: Any, view: GameView) -> Any:
-    """The advisor's :class:`~controller.advisor.Advice` for the view's situation, or None."""
-    from controller.advisor import AdviceError
+    """The advisor's :class:`~controller.advisor.advice.Advice` for the view's situation, or None."""
+    from controller.advisor.advice import AdviceError
 
     if view.finished or view.dice is None or view.declared:
         return None
@@ -1018,7 +1018,7 @@ def simulated_rig(
         presser = DirectPresser(panel, ptiming.hold_s)
     adv = None
     if advisor:
-        from controller.advisor import Advisor
+        from controller.advisor.advice import Advisor
 
         adv = Advisor.for_rules(rs, setup.forced_order, setup.banking)
     app = App(Game(setup), game_id, store, source, panel, screen or _NullScreen(), clock, calibration, timing=timing, lang=lang,
@@ -1164,7 +1164,7 @@ def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
 
     advice = None
     if cfg.game.advisor:
-        from controller.advisor import Advisor
+        from controller.advisor.advice import Advisor
 
         advice = advice_text(Advisor.for_rules(game.rules, game.setup.forced_order, game.setup.banking))
     app = App(game, gid, store, source, panel, screen, clock, calibration, watchdog=lambda: dog.feed(clock.now()),
@@ -1262,7 +1262,7 @@ class SinkScreen:
     def _draw(self, activity: bool = True) -> None:
         import numpy as np
 
-        from controller import scoreboard
+        from controller.screen import scoreboard
 
         view = self.view
         assert view is not None
@@ -1280,7 +1280,7 @@ class SinkScreen:
     def tick(self, now: float) -> None:
         """Blank when idle; a pad too long for the screen (Special 8 on 480x320) flips pages every PAGE_S."""
         if self.view is not None and not self.display.is_blank and now - self.page_at >= PAGE_S:
-            from controller import scoreboard
+            from controller.screen import scoreboard
 
             self.page_at = now
             pages = scoreboard.page_count(self.view, self.size, self.lang)
@@ -1303,7 +1303,7 @@ class TerminalScreen:
         self._last_line: str | None = None
 
     def show(self, view: GameView) -> None:
-        from controller import scoreboard
+        from controller.screen import scoreboard
 
         filled = sum(sum(b is not None for b in p.boxes) for p in view.players)
         key = (filled, view.finished)

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.rules import LANGUAGES, RulesError
-from controller.rules import load as load_rules
+from controller.game.rules import LANGUAGES, RulesError
+from controller.game.rules import load as load_rules
 from controller.store import default_db_path
 from controller.tomlfile import read_toml
 

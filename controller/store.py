@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from controller.game import Game, GameError, Setup
+from controller.game.game import Game, GameError, Setup
 
 APP = "yatzycam"
 SCHEMA_VERSION = 1

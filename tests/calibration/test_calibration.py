@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from calibration import Calibration, CalibrationError, calibrate, check_frame, load, save
-from controller.cli import main
+from controller.cli.main import main
 from vision import tray
 
 synthetic = pytest.importorskip("vision.synthetic")

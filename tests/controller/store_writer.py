@@ -15,8 +15,8 @@ import json
 import random
 import sys
 
-from controller.bench_game import random_event
-from controller.game import Game, Setup
+from controller.bench.game import random_event
+from controller.game.game import Game, Setup
 from controller.store import Store
 
 

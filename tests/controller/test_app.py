@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from controller import app as A
-from controller.game import Game
+from controller.game.game import Game
 from controller.store import Store
 from hardware.camera import ManualClock
 from hardware.panel import Action
@@ -23,7 +23,7 @@ class RecordingScreen:
         self.store, self.game_id = store, game_id
 
     def show(self, view):
-        from controller import scoreboard
+        from controller.screen import scoreboard
 
         img = scoreboard.render(view, (480, 320), "en")
         assert img.shape == (320, 480, 3)

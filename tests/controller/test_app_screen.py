@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from controller import scoreboard
+from controller.screen import scoreboard
 from controller.app import PAGE_S, SinkScreen
 from hardware.camera import ManualClock
 from hardware.display import PngSink

@@ -178,7 +178,7 @@ def test_the_service_config_means_the_service_state_dir(tmp_path):
 
 def test_a_bad_config_exits_78_through_the_cli(tmp_path, capsys):
     # what the unit's RestartPreventExitStatus=78 relies on (play and calibrate-live load it the same way)
-    from controller.cli import main
+    from controller.cli.main import main
 
     p = write(tmp_path, '[display]\nrotation = 45\n')
     for cmd in (["calibrate-live", "--keyboard"], ["play"]):

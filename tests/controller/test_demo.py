@@ -65,7 +65,7 @@ def test_png_screen_writes_real_pngs_of_the_game(tmp_path):
 
 
 def test_demo_names_a_count_of_players_shortly():
-    from controller.commands.app import demo_players
+    from controller.cli.app import demo_players
 
     assert demo_players("2") == "Anna,Bo"
     assert demo_players("1") == "Anna"

@@ -16,9 +16,9 @@ from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
 from controller import doctor
-from controller.cli import main
+from controller.cli.main import main
 from controller.doctor import Probe, run_checks
-from controller.game import Setup
+from controller.game.game import Setup
 from controller.store import Store
 from calibration import calibrate, save
 

@@ -129,7 +129,7 @@ def cli_config(tmp_path: Path, folder: Path) -> Path:
 def test_cli_keyboard_needs_a_press_per_step(tmp_path, frames, monkeypatch, capsys):
     import io
 
-    from controller.cli import main
+    from controller.cli.main import main
 
     cfg = cli_config(tmp_path, camera_folder(tmp_path, frames))
     (tmp_path / "cal.json").write_text("old")
@@ -153,7 +153,7 @@ def test_cli_end_to_end_with_the_real_calibration(tmp_path, monkeypatch, capsys)
     import io
 
     from calibration import CalibrationError, calibrate, load
-    from controller.cli import main
+    from controller.cli.main import main
     from vision.reader import read
 
     scene = synthetic.reference_scene(np.random.default_rng(3), 5, size=(640, 480))

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from controller import rules as R
-from controller.cli import main
-from controller.game import Game, GameError, Setup
+from controller.game import rules as R
+from controller.cli.main import main
+from controller.game.game import Game, GameError, Setup
 from controller.store import Store, StoreError, default_db_path
 
 

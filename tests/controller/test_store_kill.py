@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.game import Game
+from controller.game.game import Game
 from controller.store import Store
 
 WRITER = Path(__file__).with_name("store_writer.py")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from controller import scoreboard as sb
+from controller.screen import scoreboard as sb
 from hardware import display as D
 
 

@@ -45,7 +45,7 @@ def test_venv_step_into_a_temp_root(tmp_path):
     assert (venv / "bin/yatzycam").exists(), r.stdout + r.stderr
     site = next((venv / "lib").glob("python3*/site-packages"))
     # the project and its own code are in the venv...
-    for pkg in ("controller", "controller/commands", "hardware", "vision", "calibration", "controller/rulesets"):
+    for pkg in ("controller", "controller/cli", "hardware", "vision", "calibration", "controller/game/rulesets"):
         assert (site / pkg).is_dir(), pkg
     # ...and no numpy/OpenCV of pip's was pulled in next to apt's
     assert not list(site.glob("numpy*")) and not list(site.glob("cv2*")) and not list(site.glob("opencv*"))

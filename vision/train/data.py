@@ -24,6 +24,10 @@ import numpy as np
 from vision.detector import DIE_MAX, DIE_MIN, NOT_READABLE, STRIDE
 
 SOURCES = ("rune55", "webcam", "fisheye", "crops")
+BIG_SHARE = 0.2  # views in which the dice are larger than the net's range (a coarser pyramid level reads them)
+#: dice outside the net's size range are no positives; near its edges they are not taught either way
+POS_RANGE = (DIE_MIN * 0.8, DIE_MAX * 1.15)
+IGNORE_RANGE = (DIE_MIN * 0.5, DIE_MAX * 1.7)
 
 
 @dataclass
@@ -121,8 +125,8 @@ RENDER_MIX = {"clean": 0.34, "cocked": 0.26, "off_tray": 0.1, "missing": 0.04, "
               "glare": 0.05, "blur": 0.04, "hand": 0.06, "odd_face": 0.07}
 
 
-def _render_one(args: tuple[int, str]) -> None:
-    seed, out = args
+def _render_one(args: tuple[int, str, str]) -> None:
+    seed, out, pool = args
     from vision import synthetic as S
 
     p = Path(out) / f"r{seed:06d}"
@@ -133,9 +137,8 @@ def _render_one(args: tuple[int, str]) -> None:
     size = ((1280, 960), (640, 480), (960, 720))[seed % 3]
     n = int(rng.choice([1, 2, 3, 5, 6, 8, 10]))
     cond = S.random_condition(rng, RENDER_MIX)
-    kw = {"pool": "train"} if "pool" in S.random_scene.__code__.co_varnames or _has_pool(S) else {}
     try:
-        scene = S.random_scene(rng, n, size, cond, **kw)
+        scene = S.random_scene(rng, n, size, cond, pool=pool)
     except (RuntimeError, ValueError):
         return
     if seed % 11 == 0:  # now and then the empty tray: a frame with no die at all
@@ -147,20 +150,14 @@ def _render_one(args: tuple[int, str]) -> None:
     p.with_suffix(".json").write_text(json.dumps({"dice": lab.tolist(), "condition": cond}))
 
 
-def _has_pool(S) -> bool:
-    import inspect
-
-    try:
-        return "pool" in inspect.signature(S.random_scene).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def render_cache(out: str | os.PathLike, seeds: range, workers: int = 2) -> Path:
-    """Render the training scenes of `seeds` into `out` (skipping those already there)."""
+def render_cache(out: str | os.PathLike, seeds: range, workers: int = 2, pool: str = "train") -> Path:
+    """Render the training scenes of `seeds` from the renderer's `pool` ("classic" or "train"; never
+    "holdout", which the bench keeps for scenes the model never saw) into `out`, skipping those there."""
+    if pool == "holdout":
+        raise ValueError("the holdout pool is for evaluation only")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(s, str(out)) for s in seeds]
+    jobs = [(s, str(out), pool) for s in seeds]
     if workers > 1:
         import multiprocessing as mp
 
@@ -191,7 +188,10 @@ def augment(s: Sample, rng: np.random.Generator, crop: int) -> tuple[np.ndarray,
     h, w = g.shape
     if len(dice):
         ref = float(np.median(dice[:, 2]))
-        target = math.exp(rng.uniform(math.log(DIE_MIN + 2), math.log(DIE_MAX - 6)))
+        if rng.random() < BIG_SHARE:  # dice too big for this level: the net learns a pip is no die
+            target = math.exp(rng.uniform(math.log(DIE_MAX * 1.3), math.log(DIE_MAX * 5)))
+        else:
+            target = math.exp(rng.uniform(math.log(DIE_MIN + 2), math.log(DIE_MAX - 6)))
         scale = target / max(ref, 1.0)
     else:
         scale = math.exp(rng.uniform(math.log(0.15), math.log(1.0)))
@@ -281,9 +281,15 @@ def targets(dice: np.ndarray, mask: np.ndarray, crop: int) -> dict[str, np.ndarr
     centre = np.zeros((n, n), np.float32)
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
     order = np.argsort(-dice[:, 2]) if len(dice) else []
+    ignore = np.ones((n, n), np.float32)
     for i in order:
         x, y, side, c = dice[i]
         gx, gy = x / STRIDE, y / STRIDE
+        if not POS_RANGE[0] <= side <= POS_RANGE[1]:
+            if IGNORE_RANGE[0] <= side <= IGNORE_RANGE[1]:
+                r2 = (0.5 * side / STRIDE) ** 2
+                ignore[((xx + 0.5 - gx) ** 2 + (yy + 0.5 - gy) ** 2) <= r2] = 0.0
+            continue
         if not (0 <= gx < n and 0 <= gy < n):
             continue
         sig = max(0.35, side / STRIDE / 5.0)
@@ -302,6 +308,6 @@ def targets(dice: np.ndarray, mask: np.ndarray, crop: int) -> dict[str, np.ndarr
                         cls_w[jy, jx] = wgt
                         size[jy, jx] = math.log(max(side, 1.0) / STRIDE)
     m = cv2.resize(mask, (n, n), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
-    heat_w = (m > 0.5).astype(np.float32)
+    heat_w = (m > 0.5).astype(np.float32) * ignore
     heat_w = np.maximum(heat_w, centre)
     return {"heat": heat, "heat_w": heat_w, "centre": centre, "cls": cls, "cls_w": cls_w, "size": size, "off": off}

@@ -40,14 +40,17 @@ def load_pools(args) -> dict[str, list]:
     pools: dict[str, list] = {}
     if args.renders:
         if args.render_count:
-            render_cache(args.renders, range(args.render_seed, args.render_seed + args.render_count), args.workers)
-        pools["render"] = render_samples(args.renders)
+            render_cache(args.renders.split(",")[0], range(args.render_seed, args.render_seed + args.render_count),
+                         args.workers, args.render_pool)
+        folders = args.renders.split(",")
+        pools["render"] = [x for f in folders for x in render_samples(f)]
     if args.data:
+        left = set(args.leave_out.split(",")) if args.leave_out else set()
         for src in SOURCES:
-            if src == args.leave_out:
+            if src in left:
                 continue
             got = photo_samples(args.data, src)
-            if args.leave_out == "fisheye":  # fisheye crops are cut from the fisheye photos: keep them out too
+            if "fisheye" in left:  # fisheye crops are cut from the fisheye photos: keep them out too
                 got = [s for s in got if s.source != "fisheye"]
             if got:
                 pools[src] = got
@@ -146,13 +149,23 @@ def train(args) -> dict:
     return info
 
 
+def _sources(text: str) -> str:
+    bad = [x for x in text.split(",") if x not in SOURCES]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown source {bad[0]!r} (one of {', '.join(SOURCES)})")
+    return text
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--renders", metavar="DIR", help="rendered training scenes (filled first with --render-count)")
+    ap.add_argument("--renders", metavar="DIR", help="rendered training scenes, one folder or several joined by commas (the first filled with --render-count)")
     ap.add_argument("--render-count", type=int, default=0, metavar="N", help="render N scenes into --renders first")
     ap.add_argument("--render-seed", type=int, default=0, metavar="S", help="the first render's seed")
+    ap.add_argument("--render-pool", default="train", choices=("classic", "train"),
+                    help="the renderer's pool for --render-count (default %(default)s; holdout is never trained on)")
     ap.add_argument("--data", metavar="DIR", help="the real photo folder (the dice-photos layout)")
-    ap.add_argument("--leave-out", choices=SOURCES, help="train without this real source (a fold model)")
+    ap.add_argument("--leave-out", metavar="SRC[,SRC]", type=_sources,
+                    help=f"train without these real sources (a fold model): {', '.join(SOURCES)}")
     ap.add_argument("--init", metavar="CKPT.pt", help="start from these weights (a pretrained model)")
     ap.add_argument("--out", required=True, metavar="MODEL.onnx", help="where to write the model (and .pt, .train.json)")
     ap.add_argument("--steps", type=int, default=4000)

@@ -1,0 +1,111 @@
+"""`yatzycam doctor` (check camera, pins, screen, calibration, database, disk) and
+`yatzycam calibrate-live` (guided calibration from the live camera)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from controller.doctor import CHECKS
+
+    p = sub.add_parser(
+        "doctor",
+        help="check camera, pins, screen, calibration, database (exit 1 when a check fails)",
+        description="Check that this machine is ready to keep score; every failed check says how to fix it. "
+        "Exit 0 when all pass, 1 otherwise. Stop the service first (sudo systemctl stop yatzycam): "
+        "it holds the camera and the pins.",
+    )
+    p.add_argument("--config", metavar="FILE", help="the config file (default: /etc/yatzycam/config.toml if it exists)")
+    p.add_argument("--json", action="store_true", help="one JSON object: ok, checks [{name, ok, detail, fix}]")
+    p.add_argument("--only", metavar="CHECK", action="append", choices=CHECKS, help=f"run only this check (repeatable): {', '.join(CHECKS)}")
+    p.set_defaults(func=cmd_doctor)
+
+    c = sub.add_parser(
+        "calibrate-live",
+        help="calibrate from the live camera, guided: empty tray, press; dice flat, press",
+        description="Guided calibration from the configured camera. Stop the service first "
+        "(sudo systemctl stop yatzycam). The profile replaces the old one only when the "
+        "reference throw reads back as N dice.",
+    )
+    c.add_argument("--config", metavar="FILE", help="the config file (default: /etc/yatzycam/config.toml if it exists)")
+    c.add_argument("--dice", type=int, metavar="N", help="dice in the reference throw (default: the rule set's)")
+    c.add_argument("--out", metavar="CAL.json", help="where the profile goes (default: paths.calibration)")
+    c.add_argument("--keyboard", action="store_true", help="press Enter instead of the throw button")
+    c.set_defaults(func=cmd_calibrate_live)
+
+
+def _lgpio_dir() -> None:
+    """lgpio writes .lgd-nfy* files into the working directory (the unit sets LG_WD): run from a
+    folder the user cannot write (sudo -u yatzycam in /home/pi) it fails, so give it /tmp."""
+    import os
+    import tempfile
+
+    if "LG_WD" not in os.environ and not os.access(os.getcwd(), os.W_OK):
+        os.environ["LG_WD"] = tempfile.gettempdir()
+
+
+def _config_path(args: argparse.Namespace) -> str | None:
+    from controller.config import DEFAULT_PATH
+
+    return args.config if args.config is not None else (str(DEFAULT_PATH) if DEFAULT_PATH.exists() else None)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from controller.doctor import report, run_checks
+
+    _lgpio_dir()
+    checks = run_checks(_config_path(args), args.only or ())
+    ok = all(c.ok for c in checks)
+    if args.json:
+        print(json.dumps({"ok": ok, "checks": [c.as_dict() for c in checks]}))
+    else:
+        print(report(checks))
+    return 0 if ok else 1
+
+
+def cmd_calibrate_live(args: argparse.Namespace) -> int:
+    import sys
+    from pathlib import Path
+
+    from controller import config as C
+    from controller.doctor import CalibrationFailed, calibrate_live
+    from controller.game.rules import load as load_rules
+
+    _lgpio_dir()
+    cfg = C.load(_config_path(args))
+    n_dice = args.dice if args.dice is not None else load_rules(cfg.game.rules).dice
+    if not 1 <= n_dice <= 12:
+        raise CalibrationFailed(f"--dice {n_dice}: use 1..12 dice")
+
+    def show(text: str) -> None:
+        print(text, flush=True)
+
+    button = None
+    if args.keyboard:
+
+        def wait_press() -> None:
+            if sys.stdin.readline() == "":
+                raise CalibrationFailed("no more input on stdin (press Enter at each step)")
+
+    else:
+        from gpiozero import Button
+
+        if cfg.pins.throw is None:
+            raise CalibrationFailed("pins.throw is not set: wire the button or use --keyboard")
+        button = Button(cfg.pins.throw, pull_up=True)
+
+        def wait_press() -> None:
+            button.wait_for_press()
+            button.wait_for_release()
+
+    source = C.open_camera(cfg)
+    try:
+        out = calibrate_live(source, wait_press, show, Path(args.out) if args.out else cfg.paths.calibration, n_dice, cfg.paths.images)
+    finally:
+        source.close()
+        if button is not None:
+            button.close()
+    print(f"wrote {out}")
+    return 0
