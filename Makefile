@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_ARGS ?=
 
-.PHONY: demo test test-fast test-train train bench install clean
+.PHONY: demo test test-fast test-pi test-train train bench install clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -25,6 +25,12 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m "not slow" < /dev/null
+
+# the committed model and the reader under the Pi's own packages: Debian's python3-opencv 4.6 and
+# python3-numpy 1.24 (installed with apt-get when missing), /usr/bin/python3, no venv; they must give
+# the dice and readings this environment gives on the same frames (tests/pi)
+test-pi: $(STAMP)
+	tests/pi/run.sh $(BIN)/python < /dev/null
 
 TRAIN_STAMP := $(VENV)/.installed-train
 

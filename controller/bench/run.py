@@ -6,6 +6,7 @@ A section whose module is not built yet is reported as missing, not silently ski
 from __future__ import annotations
 
 import importlib
+import inspect
 import platform
 import time
 from typing import Any, Callable, Iterable
@@ -25,8 +26,9 @@ def machine() -> dict[str, str]:
     return {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()}
 
 
-def run_section(name: str, quick: bool) -> dict[str, Any]:
-    """One section's figures, with ``section_s`` (its wall time) added."""
+def run_section(name: str, quick: bool, **options: Any) -> dict[str, Any]:
+    """One section's figures, with ``section_s`` (its wall time) added. ``options`` (e.g. the vision
+    section's ``data`` and ``models`` folders) go to the sections whose function takes them."""
     mod_name, fn = SECTIONS[name].split(":")
     t0 = time.perf_counter()
     try:
@@ -35,16 +37,19 @@ def run_section(name: str, quick: bool) -> dict[str, Any]:
         if e.name != mod_name:
             raise
         return {"missing": f"{mod_name} is not built yet"}
-    figures = getattr(mod, fn)(quick)
+    func = getattr(mod, fn)
+    params = inspect.signature(func).parameters
+    figures = func(quick, **{k: v for k, v in options.items() if v is not None and k in params})
     figures["section_s"] = round(time.perf_counter() - t0, 2)
     return figures
 
 
-def run(names: Iterable[str], quick: bool, done: Callable[[str, dict], None] | None = None) -> dict[str, Any]:
+def run(names: Iterable[str], quick: bool, done: Callable[[str, dict], None] | None = None,
+        **options: Any) -> dict[str, Any]:
     """``{"machine": ..., name: figures, ...}``; ``done(name, figures)`` after each section."""
     out: dict[str, Any] = {"machine": machine()}
     for name in names:
-        out[name] = run_section(name, quick)
+        out[name] = run_section(name, quick, **options)
         if done is not None:
             done(name, out[name])
     return out

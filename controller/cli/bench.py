@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from controller.bench.run import SECTIONS, run
@@ -17,12 +18,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--only", metavar="SECTION", action="append", choices=sorted(SECTIONS), help="run only this section (repeatable)")
     p.add_argument("--quick", action="store_true", help="smaller samples (for a quick look; the note figures use the full run)")
+    p.add_argument("--data", metavar="DIR", help="real labelled photos (dice-photos layout) for the vision section "
+                   "(default: $YATZYCAM_PHOTOS; none: that part is skipped)")
+    p.add_argument("--models", metavar="DIR", help="the vision section's leave-one-source-out fold models, "
+                   "DIR/without-SOURCE.onnx")
     p.set_defaults(func=cmd_bench)
+
+
+def _figure(v: dict) -> str | None:
+    """One line for a count with its interval ({"k", "n", "rate", "ci95"}), else None."""
+    if set(v) != {"k", "n", "rate", "ci95"}:
+        return None
+    if not v["n"]:
+        return f"{v['k']}/0"
+    lo, hi = v["ci95"]
+    return f"{v['k']}/{v['n']} = {100 * v['rate']:.2f}% (95% CI {100 * lo:.2f}-{100 * hi:.2f}%)"
 
 
 def _print_section(name: str, figures: dict, indent: str = "  ") -> None:
     for k, v in figures.items():
-        if isinstance(v, dict):
+        if isinstance(v, dict) and _figure(v) is not None:
+            print(f"{indent}{k}: {_figure(v)}")
+        elif isinstance(v, dict):
             print(f"{indent}{k}:")
             _print_section(name, v, indent + "  ")
         else:
@@ -36,7 +53,13 @@ def _print_done(name: str, figures: dict) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    out = run(args.only or list(SECTIONS), args.quick, done=None if args.json else _print_done)
+    for flag in ("data", "models"):
+        given = getattr(args, flag, None)
+        if given is not None and not os.path.isdir(given):
+            print(f"yatzycam bench: --{flag} {given}: no such folder", file=sys.stderr)
+            return 2
+    out = run(args.only or list(SECTIONS), args.quick, done=None if args.json else _print_done,
+              data=args.data, models=args.models)
     if args.json:
         print(json.dumps(out))
     return 0

@@ -1,0 +1,59 @@
+"""vision.thresholds: the cuts it picks on known detections, and its command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from vision import bench
+from vision import thresholds as T
+
+
+def test_face_cut_is_the_lowest_whose_upper_bound_is_under_the_rate() -> None:
+    rng = np.random.default_rng(0)
+    right = np.c_[rng.uniform(0.6, 1.0, 6000), rng.uniform(0.9, 1.0, 6000), np.ones(6000), np.ones(6000)]
+    wrong = np.c_[rng.uniform(0.6, 1.0, 300), rng.uniform(0.3, 0.8, 300), np.zeros(300), np.ones(300)]
+    false = np.c_[rng.uniform(0.05, 0.3, 500), rng.uniform(0.3, 0.99, 500), np.zeros(500), np.zeros(500)]
+    out = T.choose(np.vstack([right, wrong, false]))
+    assert out["met"] and 0.3 <= out["die"] <= 0.6  # between the false dice's heat and the real ones'
+    assert out["false_dice_kept"] == 0 and out["real_dice_lost"] == 0
+    # right faces start at 0.9, wrong ones end at 0.8: the cut may let in the one or two most confident
+    # wrong faces as long as the upper bound stays under 1 in 1,000 of the 6,000 passed
+    assert 0.75 <= out["face"] <= 0.9 and out["wrong_passed_ok"] <= 2 and out["passed_ok"] >= 6000
+    assert out["wrong_face_upper95"] <= 0.001 and out["n"] == 6800
+    # the upper bound, not the rate: 0 wrong of 2,000 passed (upper 0.0019) is not safe enough
+    few = np.c_[np.ones(2000), np.full(2000, 0.99), np.ones(2000), np.ones(2000)]
+    assert not T.choose(few)["met"] and T.choose(few)["face"] is None
+
+
+def test_lowest_safe_and_least_errors_on_small_lists() -> None:
+    v = np.array([0.9] * 4000 + [0.5, 0.4])
+    bad = np.array([False] * 4000 + [True, False])
+    cut, n, k = T.lowest_safe(v, bad)
+    assert cut == 0.9 and (n, k) == (4000, 0)  # 0.5 would let the bad one in: upper bound 0.0014
+    assert bench.wilson(1, 4001)[1] > 0.001
+    assert T.lowest_safe(np.array([0.9]), np.array([False])) == (None, 0, 0)
+    s = np.array([0.9, 0.8, 0.7, 0.2, 0.15, 0.1])
+    good = np.array([True, True, False, True, True, False])
+    assert T.least_errors(s, good) == 0.125  # keeps the four real dice and one false die: 1 error
+    assert T.least_errors(s[:4], good[:4]) == 0.75  # a tie (one false kept or one real lost): the higher cut
+
+
+def test_command_line_writes_the_file_the_reader_reads(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(bench, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(bench, "jobs", lambda: 1)
+    out = tmp_path / "thr.json"
+    rc = T.main(["--scenes", "4", "--out", str(out)])
+    d = json.loads(capsys.readouterr().out)
+    assert {"die", "face", "n", "method", "model", "model_sha1"} <= set(d) and d["n"] > 0
+    assert "seeds 90000000 up" in d["method"]
+    if d["met"]:
+        assert rc == 0 and json.loads(out.read_text()) == d
+    else:  # 4 scenes hold too few dice to show 1 in 1,000: nothing the reader would trust is written
+        assert rc == 1 and not out.exists() and d["face"] is None
+    assert len(list((tmp_path / "cache").rglob("*.png"))) == 4  # its own renders, cached
+    assert min(c.seed for c in bench.cases(4, T.SEED)) > max(c.seed for c in bench.cases(bench.FULL_SCENES + 2000))
+    assert T.main(["--model", str(tmp_path / "none.onnx")]) == 2
+    assert "no such model file" in capsys.readouterr().err
+    assert T.main(["--data", str(tmp_path / "nowhere")]) == 2

@@ -1,0 +1,276 @@
+"""`python -m vision.thresholds [--out FILE] [--scenes N] [--data DIR --models DIR]`: the reader's
+confidence thresholds, set on data the model was not trained on and the bench does not score.
+
+Data: the renderer's holdout pool (die styles and floors the training never sees; the default pool,
+said so in "method", while the renderer has none), scenes laid out as the bench's (5, 6 and 8 dice,
+1280x960 and 640x480, clean, cocked, off the tray, missing) from seeds SEED and up, never the bench's,
+run through the detector on the calibrated path (the frame scaled to the die size, which is known
+to within a few percent as a calibration knows it); with `--data DIR --models DIR`, also the real
+photos of each source read by its fold model (DIR/without-SOURCE.onnx, a model that never saw them)
+over the pyramid, as the reader reads a photo without calibration.
+
+Each detection is matched to the die it lies on (its centre within 0.6 of the die's top-face side):
+- "die": the least heat (Die.score) for a detection to count as a die at all: the cut with the fewest
+  false dice kept (detections on no die: an "extra" reroll) plus real dice lost (a "missing" reroll),
+  the higher cut on a tie. A false die that passes "face" counts as a wrong face below.
+- "face": the least best-face probability (the largest of Die.probs[0:6], that face the most likely
+  class) for a die kept by "die" to pass as read ok. The lowest value at which dice passed ok with a
+  wrong face (another face, a die that is cocked or cannot be read, or no die) stay at most MAX_RATE
+  of the dice passed ok, by the upper end of the 95% Wilson interval: the safety margin.
+A die kept but under "face" is a doubt: the reader refuses the throw with its reason.
+
+Writes {"die", "face", "n", "method", ...} (n: detections the thresholds were set on) to --out
+(default vision/model/thresholds.json, beside the model it was set for); the reader reads that file.
+When no face cut meets the rate it prints why, writes nothing and exits 1. The heat cut is never
+under the detector's PEAK (it reports nothing weaker).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import bench
+from vision.detector import PEAK
+
+SEED = 90_000_000  # the tool's own scenes: never the bench's (1000 up) nor the training's
+SCENES = 1600
+MAX_RATE = 0.001  # at most 1 in 1,000 (the upper 95% bound)
+DIE_PX_JITTER = 0.04  # the calibrated die size's error (relative, one sigma)
+OUT = Path(__file__).with_name("model") / "thresholds.json"
+MATCH = 0.6
+
+
+def _scene_dets(c: bench.Case, model: str | None) -> dict:
+    """One threshold scene, rendered (cached) and detected: per detection (score, best-face prob, is the
+    face right, is it a die) and how many dice the scene holds."""
+    from vision import synthetic as S
+    from vision.detector import Detector
+
+    cv2.setNumThreads(1)
+    folder = bench.CACHE / f"thresholds-{bench.render_key()}"
+    png, js = folder / f"{c.seed}.png", folder / f"{c.seed}.json"
+    img = cv2.imread(str(png)) if png.exists() and js.exists() else None
+    if img is None:
+        try:
+            scene = S.random_scene(np.random.default_rng(c.seed), c.n_dice, c.size, c.condition,
+                                   **({"pool": bench.pool()} if bench.pool() else {}))
+        except RuntimeError:
+            return {"dets": [], "dice": 0}
+        img, dice = S.render(scene), bench.scene_dice(scene)
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = png.with_name(f"{c.seed}.{os.getpid()}.tmp.png")
+        cv2.imwrite(str(tmp), img, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+        os.replace(tmp, png)
+        js.write_text(json.dumps(dice))
+    else:
+        dice = json.loads(js.read_text())
+    det = _detector(model)
+    rng = np.random.default_rng(c.seed + 7)
+    flat = [d for d in dice if d["cls"] < 6]
+    die_px = float(np.median([d["side"] for d in (flat or dice)])) if dice else 0.05 * c.size[0]
+    die_px *= float(np.exp(rng.normal(0.0, DIE_PX_JITTER)))
+    found = det.detect(img, die_px=die_px, peak=0.05)
+    return {"dets": _label(found, dice), "dice": len(dice)}
+
+
+_DET: dict = {}
+
+
+def _detector(model: str | None):
+    from vision.detector import Detector
+
+    if model not in _DET:
+        _DET[model] = Detector(model)
+    return _DET[model]
+
+
+def _label(found, dice: list[dict]) -> list[tuple[float, float, int, int]]:
+    """(score, best-face prob, face right 0/1, on a die 0/1) of each detection, matched one to one to
+    the dice (nearest first, within MATCH of the die's side)."""
+    pairs = []
+    for i, d in enumerate(found):
+        for j, t in enumerate(dice):
+            dist = math.dist((d.x, d.y), t["center"])
+            if dist <= MATCH * max(t["side"], 8.0):
+                pairs.append((dist, i, j))
+    match: dict[int, int] = {}
+    used: set[int] = set()
+    for _, i, j in sorted(pairs):
+        if i not in match and j not in used:
+            match[i] = j
+            used.add(j)
+    out = []
+    for i, d in enumerate(found):
+        probs = d.probs[:6]
+        face = int(np.argmax(probs)) + 1
+        best = float(max(probs)) if d.cls != 6 else 0.0  # "not readable" the most likely: never a face
+        j = match.get(i)
+        right = int(j is not None and dice[j]["cls"] < 6 and dice[j]["cls"] + 1 == face)
+        out.append((float(d.score), best, right, int(j is not None)))
+    return out
+
+
+def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int]]:
+    """Detections on one real photo (pyramid, no calibration) labelled like the renders'."""
+    rec, model = args
+    cv2.setNumThreads(1)
+    img = cv2.imread(rec["path"], cv2.IMREAD_COLOR)
+    if img is None:
+        return []
+    dice = []
+    for x1, y1, x2, y2, face in rec["boxes"]:
+        side = math.sqrt(max((x2 - x1) * (y2 - y1), 1.0))
+        if min(x2 - x1, y2 - y1) < bench.MIN_PX:
+            continue
+        dice.append({"center": [0.5 * (x1 + x2), 0.5 * (y1 + y2)], "side": side,
+                     "cls": 7 if face is None else int(face) - 1})  # 7: a die of unknown face
+    found = _detector(model).detect(img, peak=0.05)
+    rows = _label(found, dice)
+    # a detection on a die of unknown face says nothing about faces: left out
+    return [r for r, d in zip(rows, found) if not _unknown(d, dice)]
+
+
+def _unknown(d, dice: list[dict]) -> bool:
+    return any(t["cls"] == 7 and math.dist((d.x, d.y), t["center"]) <= MATCH * t["side"] for t in dice)
+
+
+def lowest_safe(values: np.ndarray, bad: np.ndarray, max_rate: float = MAX_RATE) -> tuple[float | None, int, int]:
+    """The lowest cut c (among the values) such that, of the items with value >= c, the bad ones'
+    share is at most max_rate by the upper end of its 95% Wilson interval; with the count kept and
+    the bad ones among them. (None, 0, 0) when no cut is safe."""
+    order = np.argsort(-values, kind="stable")
+    v, b = values[order], bad[order].astype(np.int64)
+    kb = np.cumsum(b)
+    best = (None, 0, 0)
+    for i in range(len(v)):
+        if i + 1 < len(v) and v[i + 1] == v[i]:
+            continue  # a cut keeps every item of equal value
+        n, k = i + 1, int(kb[i])
+        if bench.wilson(k, n)[1] <= max_rate:
+            best = (float(v[i]), n, k)
+    return best
+
+
+def least_errors(score: np.ndarray, good: np.ndarray) -> float:
+    """The cut with the fewest bad items at or above it plus good ones below it (the higher on a tie),
+    halfway between the lowest score it keeps and the next one down."""
+    order = np.argsort(-score, kind="stable")
+    v, g = score[order], good[order].astype(np.int64)
+    bad_above = np.cumsum(1 - g)
+    good_below = g.sum() - np.cumsum(g)
+    errors = bad_above + good_below
+    last = np.r_[v[1:] != v[:-1], True]  # a cut keeps every item of equal score
+    idx = np.nonzero(last)[0]
+    best = idx[np.argmin(errors[idx])]  # argmin takes the first, the higher cut
+    return float(v[best]) if best + 1 >= len(v) else 0.5 * float(v[best] + v[best + 1])
+
+
+def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
+    """The thresholds from rows (score, best-face prob, face right, on a die)."""
+    score, best, right, on_die = rows[:, 0], rows[:, 1], rows[:, 2].astype(bool), rows[:, 3].astype(bool)
+    if not len(rows):
+        return {"die": None, "face": None, "n": 0, "met": False, "why": "no detections"}
+    die = max(least_errors(score, on_die), PEAK)  # the detector reports nothing under its PEAK
+    keep = score >= die
+    kept, false_kept = int(keep.sum()), int((keep & ~on_die).sum())
+    face, passed, wrong = lowest_safe(best[keep], ~right[keep], max_rate)
+    out = {"die": round(die, 4), "face": None if face is None else round(face, 4), "n": int(len(rows)),
+           "met": face is not None, "kept": kept, "false_dice_kept": false_kept,
+           "real_dice_lost": int((on_die & ~keep).sum())}
+    if face is None:
+        out["why"] = "no face cut keeps wrong faces under the rate (too few dice, or wrong faces among the most confident)"
+        return out
+    out.update(passed_ok=int(passed), wrong_passed_ok=int(wrong),
+               wrong_face_upper95=round(bench.wilson(wrong, passed)[1], 6),
+               refused_as_doubt=int(keep.sum() - passed),
+               right_faces_refused=int((right[keep] & (best[keep] < face)).sum()))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.thresholds", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=str(OUT), metavar="FILE", help="where to write the JSON (default: %(default)s)")
+    ap.add_argument("--scenes", type=int, default=SCENES, metavar="N", help="rendered scenes (default: %(default)s)")
+    ap.add_argument("--model", metavar="ONNX", help="the model to set them for (default: the committed one)")
+    ap.add_argument("--data", metavar="DIR", help="real photos (dice-photos layout), read by the fold models")
+    ap.add_argument("--models", metavar="DIR", help="fold models DIR/without-SOURCE.onnx for --data")
+    ap.add_argument("--max-rate", type=float, default=MAX_RATE, help="most wrong per die passed (default: %(default)s)")
+    a = ap.parse_args(argv)
+    from vision.detector import MODEL
+
+    model = Path(a.model) if a.model else MODEL
+    if not model.is_file():
+        print(f"vision.thresholds: {model}: no such model file", file=sys.stderr)
+        return 2
+    if a.scenes < 1 or not 0 < a.max_rate < 1:
+        print("vision.thresholds: --scenes must be at least 1 and --max-rate between 0 and 1", file=sys.stderr)
+        return 2
+    for flag in ("data", "models"):
+        v = getattr(a, flag)
+        if v is not None and not Path(v).is_dir():
+            print(f"vision.thresholds: --{flag} {v}: no such folder", file=sys.stderr)
+            return 2
+    t0 = time.perf_counter()
+    todo = bench.cases(a.scenes, SEED)
+    workers = bench.jobs()
+    m = None if a.model is None else str(model)
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(workers) as p:
+            got = p.starmap(_scene_dets, [(c, m) for c in todo], chunksize=8)
+    else:
+        got = [_scene_dets(c, m) for c in todo]
+    rows = [r for g in got for r in g["dets"]]
+    n_dice = sum(g["dice"] for g in got)
+    sources = {}
+    if a.data:
+        for src in bench.SOURCES:
+            fold = Path(a.models) / f"without-{src}.onnx" if a.models else None
+            if fold is None or not fold.is_file():
+                sources[src] = "left out: no fold model (the committed model saw these photos)"
+                continue
+            recs = [r for r in bench.photo_records(Path(a.data), src) if "boxes" in r]
+            got_p = [_photo_dets((r, str(fold))) for r in recs]
+            rows_p = [r for g in got_p for r in g]
+            sources[src] = f"{len(recs)} photos, {len(rows_p)} detections ({fold.name})"
+            rows += rows_p
+    arr = np.array(rows, np.float64).reshape(-1, 4)
+    out = choose(arr, a.max_rate)
+    p = bench.pool()
+    out["method"] = (f"die: the heat cut with the fewest false dice kept plus real dice lost; face: the lowest best-face "
+                     f"probability at which the upper 95% Wilson bound of wrong faces among dice passed ok is "
+                     f"<= {a.max_rate:g}; on {a.scenes} rendered scenes ({p or 'default'} pool, seeds {SEED} up, {n_dice} dice, "
+                     f"calibrated path, die size within {DIE_PX_JITTER:.0%})"
+                     + (" and real photos by their fold models" if any("photos," in v for v in sources.values()) else ""))
+    if not p:
+        out["note"] = "the renderer has no holdout pool: the scenes are from the default pool, which the training draws on"
+    out["model"] = model.name
+    out["model_sha1"] = hashlib.sha1(model.read_bytes()).hexdigest()[:12]
+    out["max_rate"] = a.max_rate
+    if sources:
+        out["real_photos"] = sources
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    print(json.dumps(out, indent=1))
+    if not out.get("met"):  # never a file the reader would trust
+        print(f"vision.thresholds: {out.get('why', 'not met')}; {a.out} not written", file=sys.stderr)
+        return 1
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(a.out).with_name(Path(a.out).name + ".tmp")
+    tmp.write_text(json.dumps(out, indent=1) + "\n")
+    os.replace(tmp, a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
