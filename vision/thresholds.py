@@ -1,8 +1,8 @@
 """`python -m vision.thresholds [--out FILE] [--scenes N] [--data DIR --models DIR]`: the reader's
 confidence thresholds, set on data the model was not trained on and the bench does not score.
 
-Data: the renderer's holdout pool (die styles and floors the training never sees; the default pool,
-said so in "method", while the renderer has none), scenes laid out as the bench's (5, 6 and 8 dice,
+Data: the renderer's train pool from seeds the training never used (its holdout pool, of die styles
+and floors the model never saw, is kept for the bench alone: no cut is chosen on it), scenes laid out as the bench's (5, 6 and 8 dice,
 1280x960 and 640x480, clean, cocked, off the tray, missing) from seeds SEED and up, never the bench's,
 run through the detector on the calibrated path (the frame scaled to the die size, which is known
 to within a few percent as a calibration knows it); with `--data DIR --models DIR`, also the real
@@ -42,6 +42,9 @@ import numpy as np
 from vision import bench
 from vision.detector import PEAK
 
+#: the renderer's train pool, from seeds the training never used: the holdout pool (die styles and
+#: floors the model never saw) is kept for the bench alone, so that no cut is chosen on it
+POOL = "train"
 SEED = 90_000_000  # the tool's own scenes: never the bench's (1000 up) nor the training's
 SCENES = 1600
 MAX_RATE = 0.001  # at most 1 in 1,000 (the upper 95% bound)
@@ -57,13 +60,13 @@ def _scene_dets(c: bench.Case, model: str | None) -> dict:
     from vision.detector import Detector
 
     cv2.setNumThreads(1)
-    folder = bench.CACHE / f"thresholds-{bench.render_key()}"
+    folder = bench.CACHE / f"thresholds-{POOL}-{bench.render_key().split('-')[-1]}"
     png, js = folder / f"{c.seed}.png", folder / f"{c.seed}.json"
     img = cv2.imread(str(png)) if png.exists() and js.exists() else None
     if img is None:
         try:
             scene = S.random_scene(np.random.default_rng(c.seed), c.n_dice, c.size, c.condition,
-                                   **({"pool": bench.pool()} if bench.pool() else {}))
+                                   pool=POOL)
         except RuntimeError:
             return {"dets": [], "dice": 0}
         img, dice = S.render(scene), bench.scene_dice(scene)
@@ -247,14 +250,12 @@ def main(argv: list[str] | None = None) -> int:
             rows += rows_p
     arr = np.array(rows, np.float64).reshape(-1, 4)
     out = choose(arr, a.max_rate)
-    p = bench.pool()
+    p = POOL
     out["method"] = (f"die: the heat cut with the fewest false dice kept plus real dice lost; face: the lowest best-face "
                      f"probability at which the upper 95% Wilson bound of wrong faces among dice passed ok is "
                      f"<= {a.max_rate:g}; on {a.scenes} rendered scenes ({p or 'default'} pool, seeds {SEED} up, {n_dice} dice, "
                      f"calibrated path, die size within {DIE_PX_JITTER:.0%})"
                      + (" and real photos by their fold models" if any("photos," in v for v in sources.values()) else ""))
-    if not p:
-        out["note"] = "the renderer has no holdout pool: the scenes are from the default pool, which the training draws on"
     out["model"] = model.name
     out["model_sha1"] = hashlib.sha1(model.read_bytes()).hexdigest()[:12]
     out["max_rate"] = a.max_rate

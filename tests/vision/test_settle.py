@@ -12,7 +12,7 @@ import pytest
 from vision.reader import DieReading, Reading
 from vision.settle import Settler, agree, consensus, same_dice
 
-PHOTO = Path("/work/shared/data/dice-photos/images/00000_jpg.rf.224ceed5655c91c2c5cabe3adc15ee68.jpg")
+PHOTO = Path(__file__).resolve().parents[1] / "data" / "images" / "00000_jpg.rf.224ceed5655c91c2c5cabe3adc15ee68.jpg"
 FPS = 30.0
 
 
