@@ -164,6 +164,22 @@ def lowest_safe(values: np.ndarray, bad: np.ndarray, max_rate: float = MAX_RATE)
     return best
 
 
+def safest(values: np.ndarray, bad: np.ndarray, least: int = 50) -> tuple[float | None, int, int]:
+    """The cut whose passed items (at least `least` of them) have the lowest upper 95% bound of
+    bad ones: the safest cut when none meets the rate. (None, 0, 0) with too few items."""
+    order = np.argsort(-values, kind="stable")
+    v, b = values[order], bad[order].astype(np.int64)
+    kb = np.cumsum(b)
+    best, best_hi = (None, 0, 0), 2.0
+    for i in range(least - 1, len(v)):
+        if i + 1 < len(v) and v[i + 1] == v[i]:
+            continue
+        hi = bench.wilson(int(kb[i]), i + 1)[1]
+        if hi < best_hi:
+            best, best_hi = (float(v[i]), i + 1, int(kb[i])), hi
+    return best
+
+
 def least_errors(score: np.ndarray, good: np.ndarray) -> float:
     """The cut with the fewest bad items at or above it plus good ones below it (the higher on a tie),
     halfway between the lowest score it keeps and the next one down."""
@@ -191,7 +207,18 @@ def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
            "met": face is not None, "kept": kept, "false_dice_kept": false_kept,
            "real_dice_lost": int((on_die & ~keep).sum())}
     if face is None:
-        out["why"] = "no face cut keeps wrong faces under the rate (too few dice, or wrong faces among the most confident)"
+        # the target cannot be met: take the cut with the fewest wrong faces (the lowest upper bound)
+        # among those that still pass some dice, and say so: the reader then refuses all it doubts most
+        face, passed, wrong = safest(best[keep], ~right[keep])
+        out["why"] = ("no face cut keeps wrong faces under the rate (wrong faces among the most confident): "
+                      "the cut with the lowest upper bound of wrong faces instead")
+        out["face"] = None if face is None else round(face, 4)
+        if face is None:
+            return out
+        out.update(passed_ok=int(passed), wrong_passed_ok=int(wrong),
+                   wrong_face_upper95=round(bench.wilson(wrong, passed)[1], 6),
+                   refused_as_doubt=int(keep.sum() - passed),
+                   right_faces_refused=int((right[keep] & (best[keep] < face)).sum()))
         return out
     out.update(passed_ok=int(passed), wrong_passed_ok=int(wrong),
                wrong_face_upper95=round(bench.wilson(wrong, passed)[1], 6),
@@ -263,9 +290,12 @@ def main(argv: list[str] | None = None) -> int:
         out["real_photos"] = sources
     out["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out, indent=1))
-    if not out.get("met"):  # never a file the reader would trust
-        print(f"vision.thresholds: {out.get('why', 'not met')}; {a.out} not written", file=sys.stderr)
+    if out.get("face") is None:  # no cut at all: never a file the reader would trust
+        print(f"vision.thresholds: {out.get('why', 'no cut')}; {a.out} not written", file=sys.stderr)
         return 1
+    if not out.get("met"):
+        print(f"vision.thresholds: the 1 in {1 / a.max_rate:,.0f} target is not met; the safest cut written "
+              f"(wrong faces' upper bound {out.get('wrong_face_upper95')})", file=sys.stderr)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(a.out).with_name(Path(a.out).name + ".tmp")
     tmp.write_text(json.dumps(out, indent=1) + "\n")
