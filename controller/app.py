@@ -166,6 +166,13 @@ class App:
         self._reader = reader
 
     # ------------------------------------------------------------------ output
+    @property
+    def _keyboard(self) -> bool:
+        """The panel is a keyboard: prompts name keys, not the button's press and hold."""
+        from hardware.panel import KeyboardPanel
+
+        return isinstance(self.panel, KeyboardPanel)
+
     def view(self) -> GameView:
         v = self.game.view()
         extras: list[tuple[str, str]] = []
@@ -175,11 +182,13 @@ class App:
             extras += [("menu", item.label), ("menu_pos", f"{self.menu.cursor + 1}/{len(self.menu.items)}")]
             if item.kind == "score" and item.arg:
                 extras.append(("cursor", item.arg))
-            notice = f"> {item.label}   ({self.menu.cursor + 1}/{len(self.menu.items)}; press: next, hold: choose)"
+            keys = "n: next, s: choose" if self._keyboard else "press: next, hold: choose"
+            notice = f"> {item.label}   ({self.menu.cursor + 1}/{len(self.menu.items)}; {keys})"
         elif self.manual is not None:
             m = self.manual
             dice = " ".join(f"[{d}]" if i == m.cursor else str(d) for i, d in enumerate(m.dice))
-            notice = f"By hand: {dice}   (press: +1, hold: next die)"
+            keys = "1-6: the die, Enter: next" if self._keyboard else "press: +1, hold: next die"
+            notice = f"By hand: {dice}   ({keys})"
             extras.append(("manual", " ".join(map(str, m.dice))))
         advice = self.advisor(v) if self.advisor and not v.finished else None
         return replace(v, notice=notice, extras=tuple(extras), advice=advice or v.advice)
@@ -289,9 +298,8 @@ class App:
         self.game.apply(event)
         self.last_reading = reading if "throw" in event else None
         self.notice = None
-        if self.game.finished:
-            totals = ", ".join(f"{n} {t}" for n, t in zip(self.game.players, self.game.totals()))
-            self.notice = f"Game over: {totals}. Press to start a new game."
+        if self.game.finished:  # the screen says "game over" and the winner; the notice only what to do
+            self.notice = "Press to start a new game." if not self._keyboard else "Space: a new game, q: quit."
         self.refresh()
         return True
 
@@ -1325,33 +1333,29 @@ class SinkScreen:
 
 
 class TerminalScreen:
-    """The demo's screen on stdout: the pad after every score and at the end; one line per notice."""
+    """The demo's screen on stdout: the whole pad as text (dice as read, what each open box would
+    score, throws left, bank, bonus pace, totals) whenever the dice, a box or the turn change;
+    "throw again" and other notices as one line each."""
 
     def __init__(self, lang: str, out: Any = None, pads: bool = True, live: bool = False) -> None:
         self.lang, self.out, self.pads, self.live = lang, out or sys.stdout, pads, live
         self._last_key: Any = None
         self._last_notice: str | None = None
-        self._last_line: str | None = None
 
     def show(self, view: GameView) -> None:
         from controller.screen import scoreboard
 
         filled = sum(sum(b is not None for b in p.boxes) for p in view.players)
-        key = (filled, view.finished)
-        if self.pads and key != self._last_key and (filled or view.finished):
-            print(scoreboard.render_text(view, self.lang), file=self.out)
-            print(file=self.out)
+        key = (filled, view.current, view.dice, view.throws_left, view.bank, view.declared, view.finished)
+        menu = dict(view.extras).get("menu") is not None or dict(view.extras).get("manual") is not None
+        if self.pads and key != self._last_key:
+            print(scoreboard.render_text(replace(view, notice=None) if menu else view, self.lang), file=self.out)
+            self._last_notice = view.notice
         self._last_key = key
         notice = view.notice
-        name = view.players[view.current].name
-        if self.pads and view.dice is not None and not view.finished:
-            line = f"  [{name}] dice {' '.join(map(str, view.dice))}{' (by hand)' if view.manual else ''} · throws left {view.throws_left} · bank {view.bank}"
-            if line != self._last_line:
-                print(line, file=self.out)
-            self._last_line = line
-        if (self.pads or self.live) and notice and notice != self._last_notice and not view.finished:
-            if self.live or not notice.startswith(">"):  # menu lines only when a person is at the keys
-                print(f"  [{name}] {notice}", file=self.out)
+        if (self.pads or self.live) and notice and notice != self._last_notice:
+            if self.live or not menu:  # menu and dice-editor lines only when a person is at the keys
+                print(f"  [{view.players[view.current].name}] {notice}", file=self.out)
         self._last_notice = notice
         if self.live:
             self.out.flush()
