@@ -27,6 +27,7 @@ A camera call that fails is shown and retried; it never changes the game.
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
@@ -98,6 +99,15 @@ class ThrowResult:
     pressed_at: float = 0.0
     shown_at: float = 0.0
     frames: int = 0
+    still_wall: float | None = None  # perf_counter when the last still frame the reading is made from arrived
+    shown_wall: float | None = None  # perf_counter when the screen had been shown the result
+
+    @property
+    def still_to_screen_ms(self) -> float | None:
+        """Wall time from the last (agreeing) still frame to the screen: our own latency."""
+        if self.still_wall is None or self.shown_wall is None:
+            return None
+        return 1000.0 * (self.shown_wall - self.still_wall)
 
 
 @dataclass
@@ -156,6 +166,13 @@ class App:
         self._reader = reader
 
     # ------------------------------------------------------------------ output
+    @property
+    def _keyboard(self) -> bool:
+        """The panel is a keyboard: prompts name keys, not the button's press and hold."""
+        from hardware.panel import KeyboardPanel
+
+        return isinstance(self.panel, KeyboardPanel)
+
     def view(self) -> GameView:
         v = self.game.view()
         extras: list[tuple[str, str]] = []
@@ -165,11 +182,13 @@ class App:
             extras += [("menu", item.label), ("menu_pos", f"{self.menu.cursor + 1}/{len(self.menu.items)}")]
             if item.kind == "score" and item.arg:
                 extras.append(("cursor", item.arg))
-            notice = f"> {item.label}   ({self.menu.cursor + 1}/{len(self.menu.items)}; press: next, hold: choose)"
+            keys = "n: next, s: choose" if self._keyboard else "press: next, hold: choose"
+            notice = f"> {item.label}   ({self.menu.cursor + 1}/{len(self.menu.items)}; {keys})"
         elif self.manual is not None:
             m = self.manual
             dice = " ".join(f"[{d}]" if i == m.cursor else str(d) for i, d in enumerate(m.dice))
-            notice = f"By hand: {dice}   (press: +1, hold: next die)"
+            keys = "1-6: the die, Enter: next" if self._keyboard else "press: +1, hold: next die"
+            notice = f"By hand: {dice}   ({keys})"
             extras.append(("manual", " ".join(map(str, m.dice))))
         advice = self.advisor(v) if self.advisor and not v.finished else None
         return replace(v, notice=notice, extras=tuple(extras), advice=advice or v.advice)
@@ -279,9 +298,8 @@ class App:
         self.game.apply(event)
         self.last_reading = reading if "throw" in event else None
         self.notice = None
-        if self.game.finished:
-            totals = ", ".join(f"{n} {t}" for n, t in zip(self.game.players, self.game.totals()))
-            self.notice = f"Game over: {totals}. Press to start a new game."
+        if self.game.finished:  # the screen says "game over" and the winner; the notice only what to do
+            self.notice = "Press to start a new game." if not self._keyboard else "Space: a new game, q: quit."
         self.refresh()
         return True
 
@@ -399,6 +417,7 @@ class App:
         last = None
         for _ in range(self.timing.read_attempts):
             frame = self._camera(lambda: self.source.capture())
+            self._frame_wall = time.perf_counter()
             frames += 1
             r = self._reader.read(frame, self.calibration, n)
             last = r
@@ -416,6 +435,7 @@ class App:
             why = "the game is over" if self.game.finished else "no throws left: hold the button to choose a box"
             return self._result("refused", pressed_at, notice=why)
         self.panel.busy = True
+        self._frame_wall = None
         try:
             try:
                 if not self.wait_still():
@@ -462,7 +482,10 @@ class App:
             if blink:
                 self.panel.blink()
             self.refresh()
-        res = ThrowResult(outcome, tuple(values), tuple(reasons), pressed_at, self.clock.now(), frames)
+        still = getattr(self, "_frame_wall", None) if frames else None
+        res = ThrowResult(outcome, tuple(values), tuple(reasons), pressed_at, self.clock.now(), frames,
+                          still, time.perf_counter() if still is not None else None)
+        self._frame_wall = None
         self.stats.results.append(res)
         self.last_result = res
         return res
@@ -689,6 +712,10 @@ def advisor_decision(advisor: Any) -> Callable[[GameView], tuple[list[int] | Non
     return decide
 
 
+MAX_REROLLS = 5
+"""Rerolls in a row after which the simulated player enters the dice by hand (every demo ends)."""
+
+
 class Presser(Protocol):
     def press(self, button: str, seconds: float) -> None: ...
 
@@ -762,6 +789,8 @@ class SimPlayer:
         self.hold_s = hold_s
         self.press_early = 0.25  # share of presses made while the dice still roll
         self.patience = 3  # rerolls of a clean throw before the player enters the dice by hand
+        self.by_hand = 0  # throws the player entered by hand after rerolls in a row
+        self.say: Callable[[str], None] | None = None  # where the player says what it does (the demo's output)
         self.advisor = advisor
         self.target: MenuItem | None = None
         self.manual_target: list[int] | None = None
@@ -855,8 +884,15 @@ class SimPlayer:
             self._handled = last
             if last.outcome == "reroll":
                 self.rerolls += 1
-                if truth.verdict == "ok" and self.rerolls >= self.patience and view.can_throw:
-                    self._open("manual_new", sorted(truth.values))  # the camera keeps misreading: by hand
+                clean_gave_up = truth.verdict == "ok" and self.rerolls >= self.patience
+                if (clean_gave_up or self.rerolls >= MAX_REROLLS) and view.can_throw:
+                    # the camera keeps misreading, or the dice keep landing cocked: by hand, as a
+                    # person would (the face most up of every die, as the player reads it)
+                    faces = sorted(d.face for d in truth.dice) if truth.verdict != "ok" else sorted(truth.values)
+                    self.by_hand += 1
+                    if self.say is not None:
+                        self.say(f"{self.rerolls} rerolls in a row: the player enters the dice by hand ({' '.join(map(str, faces))})")
+                    self._open("manual_new", faces)
                     self.rerolls = 0
                 else:
                     self._throw((), again=True)
@@ -1110,11 +1146,13 @@ def demo_report(rig: Rig) -> dict[str, Any]:
         "rerolls_real": rig.rerolls.count("reroll"),  # the scene really had a cocked / off-tray die
         "rerolls_false": rig.rerolls.count("ok"),  # a clean scene the reader refused
         "manual": sum(bool(e.get("manual")) for e in events),
+        "by_hand_after_rerolls": rig.player.by_hand if rig.player else 0,
         "camera_errors": rig.app.stats.camera_errors,
         "latency_p50_ms": percentile(lat, 50),
         "latency_p95_ms": percentile(lat, 95),
         "latency_n": len(lat),
         "latencies_ms": lat,
+        "still_to_screen_ms": [r.still_to_screen_ms for r in res if r.outcome in ("throw", "reroll") and r.still_to_screen_ms is not None],
         "misreads": sum(t != s for t, s, _ in rig.checks),
         "corrected": rig.player.corrected if rig.player else 0,
         "undone": rig.player.undone if rig.player else 0,
@@ -1122,7 +1160,7 @@ def demo_report(rig: Rig) -> dict[str, Any]:
     }
 
 
-def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
+def play(cfg: Any, keyboard: bool = False, new: bool = False, lang: str | None = None) -> int:
     """The appliance: camera, panel and screen from the config; resume an unfinished game."""
     from controller.store import Store
     from hardware.camera import SystemClock
@@ -1152,7 +1190,8 @@ def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
     panel: Panel = KeyboardPanel(clock, timing) if keyboard else GpioPanel(p.buttons, p.leds_throws, p.leds_bank, clock=clock, timing=timing)
     if keyboard:
         panel.start()  # type: ignore[attr-defined]
-    screen = _config_screen(cfg, clock)
+    lang = lang or cfg.display.language
+    screen = _config_screen(cfg, clock, lang)
     notifier = Notifier.from_env()
     dog = Watchdog(notifier, watchdog_interval())
     try:
@@ -1168,7 +1207,7 @@ def play(cfg: Any, keyboard: bool = False, new: bool = False) -> int:
 
         advice = advice_text(Advisor.for_rules(game.rules, game.setup.forced_order, game.setup.banking))
     app = App(game, gid, store, source, panel, screen, clock, calibration, watchdog=lambda: dog.feed(clock.now()),
-              reopen=open_camera, lang=cfg.display.language, shutdown=poweroff, advisor=advice)
+              reopen=open_camera, lang=lang, shutdown=poweroff, advisor=advice)
     notifier.ready("waiting for a throw")
     try:
         app.run()
@@ -1205,7 +1244,7 @@ def _retry_open(open_camera: Callable[[], FrameSource], screen: Screen, clock: A
             clock.sleep(3.0)
 
 
-def _config_screen(cfg: Any, clock: Clock) -> "SinkScreen":
+def _config_screen(cfg: Any, clock: Clock, lang: str | None = None) -> "SinkScreen":
     from hardware import display
 
     d = cfg.display
@@ -1220,7 +1259,7 @@ def _config_screen(cfg: Any, clock: Clock) -> "SinkScreen":
     size = d.size or getattr(sink, "size", None) or (800, 480)
     if d.rotation in (90, 270):
         size = (size[1], size[0])
-    return SinkScreen([sink], tuple(size), d.language, clock=clock, idle_s=d.blank_after_s, text=d.sink == "terminal", rotation=d.rotation)
+    return SinkScreen([sink], tuple(size), lang or d.language, clock=clock, idle_s=d.blank_after_s, text=d.sink == "terminal", rotation=d.rotation)
 
 
 # ---------------------------------------------------------------------- screens
@@ -1294,33 +1333,29 @@ class SinkScreen:
 
 
 class TerminalScreen:
-    """The demo's screen on stdout: the pad after every score and at the end; one line per notice."""
+    """The demo's screen on stdout: the whole pad as text (dice as read, what each open box would
+    score, throws left, bank, bonus pace, totals) whenever the dice, a box or the turn change;
+    "throw again" and other notices as one line each."""
 
     def __init__(self, lang: str, out: Any = None, pads: bool = True, live: bool = False) -> None:
         self.lang, self.out, self.pads, self.live = lang, out or sys.stdout, pads, live
         self._last_key: Any = None
         self._last_notice: str | None = None
-        self._last_line: str | None = None
 
     def show(self, view: GameView) -> None:
         from controller.screen import scoreboard
 
         filled = sum(sum(b is not None for b in p.boxes) for p in view.players)
-        key = (filled, view.finished)
-        if self.pads and key != self._last_key and (filled or view.finished):
-            print(scoreboard.render_text(view, self.lang), file=self.out)
-            print(file=self.out)
+        key = (filled, view.current, view.dice, view.throws_left, view.bank, view.declared, view.finished)
+        menu = dict(view.extras).get("menu") is not None or dict(view.extras).get("manual") is not None
+        if self.pads and key != self._last_key:
+            print(scoreboard.render_text(replace(view, notice=None) if menu else view, self.lang), file=self.out)
+            self._last_notice = view.notice
         self._last_key = key
         notice = view.notice
-        name = view.players[view.current].name
-        if self.pads and view.dice is not None and not view.finished:
-            line = f"  [{name}] dice {' '.join(map(str, view.dice))}{' (by hand)' if view.manual else ''} · throws left {view.throws_left} · bank {view.bank}"
-            if line != self._last_line:
-                print(line, file=self.out)
-            self._last_line = line
-        if (self.pads or self.live) and notice and notice != self._last_notice and not view.finished:
-            if self.live or not notice.startswith(">"):  # menu lines only when a person is at the keys
-                print(f"  [{name}] {notice}", file=self.out)
+        if (self.pads or self.live) and notice and notice != self._last_notice:
+            if self.live or not menu:  # menu and dice-editor lines only when a person is at the keys
+                print(f"  [{view.players[view.current].name}] {notice}", file=self.out)
         self._last_notice = notice
         if self.live:
             self.out.flush()

@@ -415,13 +415,23 @@ class Store:
         summary = game.summary()
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["box", "label", *game.players])
+        words = CSV_WORDS.get(lang, CSV_WORDS["en"])
+        w.writerow(["id", words["label"], *game.players])
         for b in rs.boxes:
             w.writerow([b.id, b.label(lang), *("" if s["boxes"][b.id] is None else s["boxes"][b.id] for s in summary)])
         for key in ("upper", "bonus", "extra_bonus", "total"):
-            w.writerow([key, key.replace("_", " "), *(s[key] for s in summary)])
-        w.writerow(["winner", "winner", *("yes" if s["winner"] else "" for s in summary)])
+            w.writerow([key, words[key], *(s[key] for s in summary)])
+        w.writerow(["winner", words["winner"], *(words["yes"] if s["winner"] else "" for s in summary)])
         return buf.getvalue()
+
+
+CSV_WORDS = {
+    "sv": {"label": "ruta", "upper": "summa", "bonus": "bonus", "extra_bonus": "yatzybonus", "total": "totalt", "winner": "vinnare", "yes": "ja"},
+    "nb": {"label": "rute", "upper": "sum", "bonus": "bonus", "extra_bonus": "yatzybonus", "total": "total", "winner": "vinner", "yes": "ja"},
+    "da": {"label": "felt", "upper": "sum", "bonus": "bonus", "extra_bonus": "yatzybonus", "total": "total", "winner": "vinder", "yes": "ja"},
+    "en": {"label": "box", "upper": "upper sum", "bonus": "bonus", "extra_bonus": "extra bonus", "total": "total", "winner": "winner", "yes": "yes"},
+}
+"""The CSV's own words per language (the first column keeps the language-neutral ids)."""
 
 
 def _record(row: sqlite3.Row) -> GameRecord:

@@ -7,6 +7,7 @@ import json
 import sys
 
 from controller.game import rules as R
+from controller.language import add_option as add_lang
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--expected", action="store_true", help="print the expected final score of a game from the start")
     p.add_argument("--games", type=int, default=1000, metavar="N", help="with --expected and no exact table: games simulated (default 1000)")
     p.add_argument("--top", type=int, default=6, metavar="N", help="options shown (default 6; --json gives all)")
-    p.add_argument("--lang", default="en", choices=R.LANGUAGES, help="box label language (default en)")
+    add_lang(p, "box labels")
     p.add_argument("--cache-dir", metavar="DIR", help="where the tables are cached (default $CACHE_DIRECTORY, $XDG_CACHE_HOME/yatzycam or ~/.cache/yatzycam)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("faces", nargs="*", help="the dice as read, e.g. 1 3 3 5 6 or 13356")

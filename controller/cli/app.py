@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli import UserError
+from controller.language import add_option as add_lang
 
 
 DEMO_NAMES = ("Anna", "Bo", "Cecilia", "Dag", "Eva", "Fredrik")
@@ -37,9 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--keyboard", action="store_true", help="you are the panel: space throws, m menu, q quits (see the key help)")
     p.add_argument("--seed", type=int, default=1, help="random seed of the table and the player (default 1)")
     p.add_argument("--db", default=None, metavar="PATH", help="SQLite file for the game (default a temporary file)")
-    p.add_argument("--lang", default="en", choices=("sv", "nb", "da", "en"), help="screen language (default en)")
-    p.add_argument("--cocked", type=float, default=0.06, help="share of throws with a cocked die (default 0.06)")
-    p.add_argument("--off", type=float, default=0.04, help="share of throws with a die off the tray (default 0.04)")
+    add_lang(p, "screen")
+    p.add_argument("--cocked", type=float, default=0.06, help="share of throws with a cocked die, 0..1 (default 0.06); after 5 rerolls in a row the player enters the dice by hand")
+    p.add_argument("--off", type=float, default=0.04, help="share of throws with a die off the tray, 0..1 (default 0.04)")
     p.add_argument("--buttons", choices=("one", "all"), default="one", help="the simulated player uses the THROW button alone (default) or all four")
     p.add_argument("--advisor", action="store_true", help="the simulated player follows the advisor, and the screen shows its advice (the first run of a rule set builds its table)")
     p.add_argument("--quiet", action="store_true", help="print only the totals")
@@ -49,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", default=None, metavar="FILE", help="config file (default /etc/yatzycam/config.toml if it exists, else the defaults)")
     p.add_argument("--keyboard", action="store_true", help="a keyboard panel instead of the GPIO buttons")
     p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
+    add_lang(p, "screen")
     p.set_defaults(func=cmd_play)
 
 
@@ -61,6 +63,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     from hardware.display import PngSink, WindowSink
 
+    for name in ("cocked", "off"):
+        share = getattr(args, name)
+        if not 0.0 <= share <= 1.0:  # (NaN fails too)
+            raise UserError(f"--{name} {share:g}: a share of throws, from 0 to 1")
     out = sys.stdout
     if args.screen == "terminal":
         screen: Any = A.TerminalScreen(args.lang, out, pads=not args.quiet, live=args.keyboard)
@@ -90,6 +96,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
             )
         except RulesError as e:
             raise UserError(str(e)) from None
+        if rig.player is not None and not args.quiet:
+            rig.player.say = lambda text: print(f"  {text}", file=out)
         with rig:
             if args.keyboard:
                 from hardware.panel import KEY_HELP
@@ -112,7 +120,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"winner: {', '.join(game.winners)}", file=out)
     print(
         f"{report['throws']} throws read, {report['rerolls']} rerolls ({report['rerolls_real']} real, "
-        f"{report['rerolls_false']} false), {report['manual']} throws by hand; "
+        f"{report['rerolls_false']} false), {report['manual']} throws by hand "
+        f"({report['by_hand_after_rerolls']} after {A.MAX_REROLLS} rerolls in a row); "
         f"press to screen p50 {report['latency_p50_ms']:.0f} ms, p95 {report['latency_p95_ms']:.0f} ms; "
         f"{report['wall_s']:.1f} s",
         file=out,
@@ -131,4 +140,4 @@ def cmd_play(args: argparse.Namespace) -> int:
     if path is None and C.DEFAULT_PATH.exists():
         path = C.DEFAULT_PATH
     cfg = C.load(path)
-    return A.play(cfg, keyboard=args.keyboard, new=args.new)
+    return A.play(cfg, keyboard=args.keyboard, new=args.new, lang=args.lang)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from controller.game import rules as R
+from controller.language import add_option as add_lang
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="one game as JSON (setup, events, state) or CSV (the pad)", description="Export one game.")
     p.add_argument("game_id", metavar="GAME_ID", type=int, help="the game's number (see `yatzycam history --all`)")
     p.add_argument("--format", choices=("json", "csv"), default="json", help="json: setup, events, state; csv: the score pad")
-    p.add_argument("--lang", default="sv", choices=R.LANGUAGES, help="box labels in the CSV (default sv)")
+    add_lang(p, "CSV (box labels and rows)")
     _db_arg(p)
     p.set_defaults(func=cmd_export)
 

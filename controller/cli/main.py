@@ -71,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(args, "lang"):  # one language for every command: --lang, else the config's, else the locale's
+        from controller.language import resolve
+
+        args.lang = resolve(args.lang, getattr(args, "config", None))
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

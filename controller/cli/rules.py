@@ -7,6 +7,7 @@ import json
 import sys
 
 from controller.game import rules as R
+from controller.language import add_option as add_lang
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,13 +19,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--rules", required=True, metavar="NAME", help="rule set name or path to a .toml file")
     p.add_argument("--json", action="store_true", help="one JSON object a line (box id -> points, pad order)")
-    p.add_argument("--lang", default="en", choices=R.LANGUAGES, help="label language for the table (default en)")
+    add_lang(p, "box labels")
     p.add_argument("faces", nargs="*", help="the faces of all dice, e.g. 3 3 5 4 5 or 33545")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("rules", help="list the rule sets, or print one pad", description="List the rule sets, or print one pad with each box's rule.")
     p.add_argument("name", nargs="?", help="rule set name or path to a .toml file")
-    p.add_argument("--lang", default="sv", choices=R.LANGUAGES, help="label language (default sv)")
+    add_lang(p, "box labels")
     p.set_defaults(func=cmd_rules)
 
 

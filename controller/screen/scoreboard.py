@@ -63,7 +63,10 @@ OPTION_ZERO: RGB = (150, 128, 60)
 GOOD: RGB = (74, 222, 128)
 BAD: RGB = (248, 113, 113)
 LEADER: RGB = (146, 96, 10)
-NOTICE_BG: RGB = (185, 28, 28)
+NOTICE_BG: RGB = (185, 28, 28)  # "throw again" and errors: a solid red bar, bold
+MENU_BG: RGB = (30, 41, 59)  # a menu or the dice editor: a dark panel in a light frame, regular weight
+MENU_EDGE: RGB = (148, 163, 184)
+MENU_MARK = "\u25b8"
 ADVICE: RGB = (103, 232, 249)
 WINNER_BG: RGB = (22, 101, 52)
 DIE: RGB = (248, 246, 238)
@@ -74,6 +77,7 @@ DIE_EMPTY: RGB = (70, 78, 94)
 STAR = "\u2605"
 ELLIPSIS = "\u2026"
 REF_PX = 100  # text widths are measured once at this size and scaled
+HINTING = 1.04  # room for a label being a little wider at another size than the scaled width says (hinting)
 
 WORDS = MappingProxyType(
     {
@@ -200,6 +204,7 @@ class RectItem:
     fill: RGB
     role: str
     radius: int = 0
+    outline: int = 0  # > 0: only a frame this many pixels wide, in ``fill``
 
 
 @dataclass(frozen=True)
@@ -359,9 +364,13 @@ def _widths(rows: Sequence[_Row], short: bool) -> float:
     return max(text_width(r.short if short else r.label, REF_PX, _label_bold(r)) for r in rows if r.kind != "other")
 
 
-def _value_ref() -> float:
-    """Width of the widest ordinary value (three digits or a signed pace, bold) at REF_PX."""
-    return max(text_width("888", REF_PX, True), text_width("\u221288", REF_PX, True), text_width("8888", REF_PX))
+def _value_ref(rules=None) -> float:
+    """Width of the widest value at REF_PX: three digits or a signed pace (bold), and a four-digit
+    total only for a rule set whose total can reach 1000 (Yahtzee's extra bonuses)."""
+    widest = max(text_width("888", REF_PX, True), text_width("\u221288", REF_PX, True))
+    if rules is None or rules.max_total(True) >= 1000:
+        widest = max(widest, text_width("8888", REF_PX))
+    return widest
 
 
 def _status_lines(view: GameView, lang: str) -> dict[str, object]:
@@ -430,14 +439,16 @@ def _choose_status(view: GameView, lang: str, W: int, H: int, side: float, px: i
     return (0, 0, W, min(h, H)), die, max_lines
 
 
-def _fits(rows: int, pinned: int, cols: int, n_vals: int, label_ref: float, val_ref: float, rect: Rect, px: int) -> int:
-    """Pages needed (0: does not fit at all) for ``rows`` + ``pinned`` in ``cols`` columns at ``px``."""
+def _fits(rows: int, pinned: int, cols: int, n_vals: int, label_ref: float, val_ref: float, rect: Rect, px: int,
+          name_px: float = 0.0) -> int:
+    """Pages needed (0: does not fit at all) for ``rows`` + ``pinned`` in ``cols`` columns at ``px``;
+    ``name_px``: the widest player name's width at the smallest font (a column is never narrower)."""
     x0, y0, x1, y1 = rect
     w, h = x1 - x0, y1 - y0
     gap = px // 2
     col_w = (w - (cols - 1) * gap) / cols
     pad = 2 * _pad_x(px)
-    need_w = label_ref * px / REF_PX + pad + n_vals * (val_ref * px / REF_PX + pad)
+    need_w = HINTING * label_ref * px / REF_PX + pad + n_vals * (max(val_ref * px / REF_PX, name_px) + pad)
     if need_w > col_w:
         return 0
     per_col = h // _row_h(px) - 1  # one header row per column
@@ -457,13 +468,26 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int], pad_rows: dict
     min_px = min_text_px(size)
     status_px = max(min_px, int(round(min(W, H) / 20)))
     max_px = int(round(min_px * 1.75))
-    val_ref = _value_ref()
+    val_ref = _value_ref(view.rules)
     out: list[_Candidate] = []
-    statuses = (0.26, 0.32, 0.0) if W > H else (0.0,)
+    statuses = (0.24, 0.26, 0.32, 0.0) if W > H else (0.0,)
     modes = tuple(pad_rows)
     pads = {}
     for mode, (rows, pinned) in pad_rows.items():
         pads[mode] = (len(rows), len(pinned), _widths(rows + pinned, False), _widths(rows + pinned, True))
+    # a lone column's head may reach over the label column's (empty) head: only several players' names need the room
+    names = {"full": max(text_width(p.name, min_px, True) for p in view.players) if len(view.players) > 1 else 0.0, "focus": 0.0}
+    for names_fit in (True, False):  # player names never cut, unless nothing else fits
+        out = _candidates_for(view, lang, size, pads, statuses, modes, val_ref, min_px, max_px, status_px,
+                              names if names_fit else {"full": 0.0, "focus": 0.0})
+        if out:
+            break
+    return out
+
+
+def _candidates_for(view, lang, size, pads, statuses, modes, val_ref, min_px, max_px, status_px, names) -> list[_Candidate]:
+    W, H = size
+    out: list[_Candidate] = []
     for status in statuses:
         srect, _, _ = _choose_status(view, lang, W, H, status, status_px)
         if status:
@@ -482,13 +506,13 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int], pad_rows: dict
                 for short, lref in ((False, label_full), (True, label_short), (True, min(cut, label_short - 0.01))):
                     # fewest pages (those at the smallest font), then the biggest font giving them: a bigger
                     # font never needs fewer pages, so the biggest is found by bisection
-                    pages = _fits(n_rows, n_pinned, cols, n_vals, lref, val_ref, prect, min_px)
+                    pages = _fits(n_rows, n_pinned, cols, n_vals, lref, val_ref, prect, min_px, names[mode])
                     if not pages:
                         continue
                     lo, hi = min_px, max_px
                     while lo < hi:
                         mid = (lo + hi + 1) // 2
-                        if _fits(n_rows, n_pinned, cols, n_vals, lref, val_ref, prect, mid) == pages:
+                        if _fits(n_rows, n_pinned, cols, n_vals, lref, val_ref, prect, mid, names[mode]) == pages:
                             lo = mid
                         else:
                             hi = mid - 1
@@ -497,7 +521,8 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int], pad_rows: dict
 
 
 def _pick(cands: list[_Candidate], pads: dict[str, float]) -> _Candidate:
-    """The best candidate: labels not cut, no paging, every player's column, the bigger font, ..."""
+    """The best candidate: one page (a page flip hides half the pad), labels not cut, every player's
+    column, the bigger font, ..."""
 
     def key(c: _Candidate) -> tuple:
         # no paging first, then every player's column, then the bigger font, full labels, fewer columns
@@ -596,7 +621,14 @@ def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_
         for e in info["extra"]:  # type: ignore[union-attr]
             for t in wrap_text(str(e), inner, px, 2):
                 line(t, OPTION)
-    if view.notice:
+    extras = dict(view.extras)
+    if view.notice and ("menu" in extras or "manual" in extras or view.finished):  # a menu or what to do next: framed, not the red of "throw again"
+        text = view.notice[2:] if view.notice.startswith("> ") else view.notice
+        top = y
+        for t in wrap_text(MENU_MARK + " " + text, inner - padx, px, 4, False):
+            line(t, TEXT, False, "menu", bg=MENU_BG, x=x0 + padx, width=inner - padx)
+        rects.append(RectItem((x0 + padx // 2, top, x1 - padx // 2, y), MENU_EDGE, "menu_frame", radius=max(2, px // 5), outline=max(2, px // 10)))
+    elif view.notice:
         for t in wrap_text(view.notice, inner - padx, px, 4, True):
             line(t, TEXT, True, "notice", bg=NOTICE_BG, x=x0 + padx, width=inner - padx)
     if view.advice and max_lines:
@@ -638,8 +670,8 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_
     chunks = [page_rows[i * per : (i + 1) * per] for i in range(cols)]
     shown = list(range(len(view.players))) if c.mode == "full" else [_focus(view)]
     n_vals = len(shown)
-    label_w = int(math.ceil(c.label_ref * px / REF_PX)) + 2 * padx
-    min_val = int(math.ceil(_value_ref() * px / REF_PX)) + 2 * padx
+    label_w = int(math.ceil(HINTING * c.label_ref * px / REF_PX)) + 2 * padx
+    min_val = int(math.ceil(_value_ref(view.rules) * px / REF_PX)) + 2 * padx
     name_w = max(text_width(view.players[p].name, px, True) for p in shown) + 2 * padx
     val_w = int(max(min_val, min(name_w, (col_w - label_w) / n_vals)))
     if c.mode == "focus" or label_w + n_vals * val_w > col_w:  # (rounding may take a pixel or two)
@@ -660,7 +692,8 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_
                                       (cx + padx, hy, cx + label_w - padx, hy + rh), "page"))
             for k, p in enumerate(shown):
                 vx = cx + label_w + k * val_w
-                cell = (vx, hy, vx + val_w, hy + rh)
+                wide = n_vals == 1 and not head  # a lone column's head reaches over the label column's
+                cell = (cx if wide else vx, hy, vx + val_w, hy + rh)
                 cur = p == view.current and not view.finished
                 if cur:
                     rects.append(RectItem((vx, hy, vx + val_w, hy + rh * (len(chunk) + 1)), CURRENT_COL, "current_col"))
@@ -668,11 +701,15 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_
                     highlights.append(cell)
                 name = view.players[p].name
                 room = val_w - 2 * padx
+                if wide:
+                    room = val_w + label_w - 2 * padx
                 hpx = next((f for f in range(px, c.min_px - 1, -1) if text_width(name, f, True) <= room), c.min_px)
                 if p in leaders and text_width(STAR + name, hpx, True) <= room:
                     name = STAR + name
                 t = fit_text(name, room, hpx, True)
-                if t:
+                if t and room > val_w - 2 * padx:
+                    texts.append(TextItem(t, (vx + val_w - padx, hy + rh // 2), "rm", hpx, True, TEXT, (vx + val_w - padx - room, hy, vx + val_w - padx, hy + rh), "header"))
+                elif t:
                     texts.append(TextItem(t, (vx + val_w // 2, hy + rh // 2), "mm", hpx, True, TEXT, (vx + padx, hy, vx + val_w - padx, hy + rh), "header"))
         else:
             p = shown[0]
@@ -702,6 +739,9 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_
                 vx = cx + label_w + k * val_w
                 if cell_.bg is not None:
                     rects.append(RectItem((vx + 1, ry + 1, vx + val_w - 1, ry + rh - 1), cell_.bg, "leader", radius=max(2, px // 6)))
+                if cell_.role == "option":  # would-score: framed, so that it differs from a filled box by more than colour
+                    rects.append(RectItem((vx + 2, ry + 2, vx + val_w - 2, ry + rh - 2), cell_.color, "option_frame",
+                                          radius=max(2, px // 6), outline=max(1, px // 12)))
                 if cell_.text:
                     bold = cell_.bold and text_width(cell_.text, px, True) <= val_w - 2 * padx
                     t = fit_text(cell_.text, val_w - 2 * padx, px, bold)
@@ -792,7 +832,9 @@ def draw(lay: Layout, image: Image.Image | None = None, origin: tuple[int, int] 
         box = (x0 + ox, y0 + oy, x1 + ox - 1, y1 + oy - 1)
         if x1 <= x0 or y1 <= y0:
             continue
-        if r.radius:
+        if r.outline:
+            d.rounded_rectangle(box, r.radius, outline=r.fill, width=r.outline)
+        elif r.radius:
             d.rounded_rectangle(box, r.radius, fill=r.fill)
         else:
             d.rectangle(box, fill=r.fill)

@@ -47,3 +47,20 @@ def test_short_pad_never_flips(tmp_path):
         screen.tick(clock.now())
     assert screen.page is None and len(list(tmp_path.glob("*.png"))) == 1
     assert np.asarray(scoreboard.render(view, (800, 480), "en")).shape == (480, 800, 3)
+
+
+def test_terminal_screen_shows_the_dice_as_read_and_what_each_box_would_score():
+    import io
+
+    from controller.app import TerminalScreen
+    from controller.game.game import Game, Setup
+
+    g = Game(Setup.create("yatzy", "Anna,Bo"))
+    g.apply({"throw": [6, 6, 6, 2, 3]})
+    out = io.StringIO()
+    TerminalScreen("en", out).show(g.view())
+    text = out.getvalue()
+    assert "Dice: 6 6 6 2 3" in text and "Throws left 2" in text
+    sixes = next(line for line in text.splitlines() if line.startswith("Sixes"))
+    assert "[18]" in sixes  # would-score, marked
+    assert "Bonus" in text and "Total" in text

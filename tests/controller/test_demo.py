@@ -71,3 +71,23 @@ def test_demo_names_a_count_of_players_shortly():
     assert demo_players("1") == "Anna"
     assert demo_players("Kim,Lo") == "Kim,Lo"
     assert demo_players("9") == "9"  # left for the game to refuse in one line
+
+
+def test_dice_that_keep_landing_cocked_are_entered_by_hand_after_five_rerolls():
+    from controller import app as A
+
+    said = []
+    with A.simulated_rig("yatzy", 1, seed=3, cocked_rate=1.0, off_rate=0.0, size=(320, 240)) as rig:
+        rig.player.say = said.append
+        for _ in range(400):
+            if any(e.get("manual") for e in rig.app.game.events):
+                break
+            rig.player.act()
+            while rig.app.panel.pending():
+                rig.app.step(0)
+        events = rig.app.game.events
+        assert events and events[0].get("manual") is True  # the first throw: by hand, not a sixth reroll
+        outcomes = [r.outcome for r in rig.app.stats.results]
+        assert outcomes[: A.MAX_REROLLS] == ["reroll"] * A.MAX_REROLLS and "throw" not in outcomes
+        assert rig.player.by_hand == 1 and len(said) == 1 and "5 rerolls in a row" in said[0]
+        assert len(events[0]["throw"]) == 5

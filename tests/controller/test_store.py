@@ -227,7 +227,9 @@ def test_export_json_and_csv(store):
     again = Game.replay(Setup.from_dict(data["setup"]), [e["event"] for e in data["events"]])
     assert again.state == g.state
     rows = list(csv.reader(io.StringIO(store.export_csv(gid, "en"))))
-    assert rows[0] == ["box", "label", "Anna", "Bo"]
+    assert rows[0] == ["id", "box", "Anna", "Bo"]
+    sv = {r[0]: r[1] for r in csv.reader(io.StringIO(store.export_csv(gid, "sv")))}
+    assert sv["upper"] == "summa" and sv["total"] == "totalt" and sv["winner"] == "vinnare"  # one language, ids kept
     body = {r[0]: r[2:] for r in rows[1:]}
     assert body["fours"] == ["20", "20"] and body["yahtzee"] == ["50", "50"]
     assert body["total"] == [str(t) for t in g.totals()] and body["winner"] == ["yes", "yes"]
@@ -254,8 +256,8 @@ def test_history_and_export_commands(tmp_path, capsys):
     assert "no games with Cid" in capsys.readouterr().out
     assert main(["export", str(gid), "--format", "json", "--db", str(path)]) == 0
     assert json.loads(capsys.readouterr().out)["state"] == g.to_json()
-    assert main(["export", str(gid), "--format", "csv", "--db", str(path)]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == "box,label,Anna,Bo"
+    assert main(["export", str(gid), "--format", "csv", "--lang", "en", "--db", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "id,box,Anna,Bo"
     assert main(["export", "99", "--db", str(path)]) == 2
     assert "no game 99" in capsys.readouterr().err
 

@@ -337,3 +337,50 @@ def test_bench_screen_section_reports_figures_with_sample_sizes():
         fig = out[key]
         for part in ("render_write_wall", "render_write_cpu", "render_wall", "write_wall"):
             assert 0 < fig[part]["median_ms"] <= fig[part]["p95_ms"] <= fig[part]["max_ms"]
+
+
+# ---------------------------------------------------------------- what the players see (issue: one page, more than colour)
+
+
+@pytest.mark.parametrize("lang", ["sv", "nb", "da", "en"])
+@pytest.mark.parametrize("players", [1, 2, 6])
+def test_special8_fits_one_page_at_800x480_in_every_language(lang, players):
+    v = sb.sample_view("special8", players, progress=0.45, seed=players)
+    lay = sb.layout(v, (800, 480), lang)
+    assert lay.pages == 1 and len(lay.box_ids) == len(v.rules.boxes)
+    assert not [t.text for t in lay.texts if t.role == "label" and sb.ELLIPSIS in t.text]
+
+
+def test_would_score_differs_from_filled_in_greyscale():
+    from dataclasses import replace as _r
+
+    v = sb.sample_view("yatzy", 1, progress=0.45, seed=1)
+    lay = sb.layout(v, (800, 480), "en")
+    grey = np.asarray(sb.draw(lay).convert("L")).astype(int)
+    opt = next(t for t in lay.texts if t.role == "option")
+    val = next(t for t in lay.texts if t.role == "value")
+
+    def edge(t, g=None):  # just inside the top of the cell against its very top row (the background)
+        g = grey if g is None else g
+        x0, y0, x1, y1 = t.cell
+        xm = (x0 + x1) // 2
+        return abs(int(g[y0 + 3, xm]) - int(g[y0, xm]))
+
+    assert edge(opt) > 40  # a would-score value is framed: bright pixels above and below it
+    assert edge(val) < 20  # a filled one is not
+    # and the frame is what tells them apart, not the colour alone: drop the frames and the ring is gone
+    bare = _r(lay, rects=tuple(r for r in lay.rects if r.role != "option_frame"))
+    grey2 = np.asarray(sb.draw(bare).convert("L")).astype(int)
+    assert edge(opt, grey2) < 20
+
+
+def test_a_menu_does_not_look_like_throw_again():
+    from dataclasses import replace as _r
+
+    v = sb.sample_view("yatzy", 2, progress=0.3, seed=1)
+    menu = sb.layout(_r(v, notice="> Chance: 20   (1/9; press: next, hold: choose)", extras=(("menu", "Chance: 20"),)), (800, 480), "en")
+    again = sb.layout(_r(v, notice="Throw again: a die is cocked (no throw used)"), (800, 480), "en")
+    assert any(r.role == "notice" and r.fill == sb.NOTICE_BG for r in again.rects)
+    assert not any(r.fill == sb.NOTICE_BG for r in menu.rects)
+    assert any(r.role == "menu_frame" and r.outline for r in menu.rects)
+    assert [t for t in menu.texts if t.role == "menu"] and all(not t.bold for t in menu.texts if t.role == "menu")
