@@ -567,16 +567,7 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
         odd = value == d.value  # the top face (its value shows on no other face)
         if d.odd_top in _ODD_INDEX:
             value = np.where(odd, _ODD_INDEX[d.odd_top], value)
-    # pips sit on a 3 x 3 grid (spacing _O): the nearest grid point is the only pip that can cover a point
-    gu = np.clip(np.rint(u / _O), -1, 1).astype(np.int64)
-    gv = np.clip(np.rint(v / _O), -1, 1).astype(np.int64)
-    one = value == 1
-    gu[one] = 0
-    gv[one] = 0
-    has = _PIP_GRID[value, gu + 1, gv + 1]
-    ou = u - gu * np.float32(_O)
-    ov = v - gv * np.float32(_O)
-    dp = np.where(has, np.sqrt(ou * ou + ov * ov), np.float32(_FAR))
+    dp, one, ou, ov = _pip_distance(value, u, v)
     if st.one_pip is not None:
         rp = np.where(one, np.float32(st.one_radius), np.float32(st.pip_radius))
     else:
@@ -661,8 +652,11 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     dep[flat_idx[solid]] = t[solid]
 
 
-def _pip_cover(value: np.ndarray, u: np.ndarray, v: np.ndarray, st, a: float) -> np.ndarray:
-    """Pip coverage (0-1) at face coordinates (u, v) (in half edges) of faces `value`."""
+def _pip_distance(value: np.ndarray, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Distance (half edges) from face coordinates (u, v) to the nearest pip of faces `value`, _FAR
+    where that grid point has no pip (pips sit on a 3 x 3 grid of spacing _O: the nearest grid
+    point is the only one whose pip can cover a point); where the face is a one; the offsets (u, v)
+    from that grid point."""
     gu = np.clip(np.rint(u / _O), -1, 1).astype(np.int64)
     gv = np.clip(np.rint(v / _O), -1, 1).astype(np.int64)
     one = value == 1
@@ -671,7 +665,12 @@ def _pip_cover(value: np.ndarray, u: np.ndarray, v: np.ndarray, st, a: float) ->
     has = _PIP_GRID[value, gu + 1, gv + 1]
     ou = u - gu * np.float32(_O)
     ov = v - gv * np.float32(_O)
-    dp = np.where(has, np.sqrt(ou * ou + ov * ov), np.float32(_FAR))
+    return np.where(has, np.sqrt(ou * ou + ov * ov), np.float32(_FAR)), one, ou, ov
+
+
+def _pip_cover(value: np.ndarray, u: np.ndarray, v: np.ndarray, st, a: float) -> np.ndarray:
+    """Pip coverage (0-1) at face coordinates (u, v) (in half edges) of faces `value`."""
+    dp, one, _, _ = _pip_distance(value, u, v)
     rp = np.where(one, np.float32(st.one_radius), np.float32(st.pip_radius)) if st.one_pip is not None else np.float32(st.pip_radius)
     return np.clip((rp - dp) * np.float32(a / 1.4) + 0.5, 0.0, 1.0)
 
