@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector import DIE_MAX, DIE_MIN, NOT_READABLE, STRIDE
+from vision.detector import DIE_MAX, DIE_MIN, STRIDE
 
 SOURCES = ("rune55", "webcam", "fisheye", "crops")
 BIG_SHARE = 0.2  # views in which the dice are larger than the net's range (a coarser pyramid level reads them)
@@ -102,22 +102,10 @@ def crop_sample(path: Path, face: int, source: str) -> Sample | None:
 
 # --------------------------------------------------------------------------- renders
 def scene_labels(scene) -> np.ndarray:
-    """(N, 4) x, y, side, class of a rendered scene's dice (vision.synthetic)."""
+    """(N, 4) x, y, side, class of a rendered scene's dice, as the frame shows them (vision.synthetic.labels)."""
     from vision import synthetic as S
 
-    if hasattr(S, "labels"):
-        rows = []
-        for lb in S.labels(scene):
-            rows.append((lb.center[0], lb.center[1], lb.side, lb.cls))
-        return np.array(rows, np.float32).reshape(-1, 4)
-    t = S.truth(scene)
-    rows = []
-    for d, td in zip(scene.dice, t.dice):
-        H = scene.camera_height
-        top_z = d.base_z + d.size_px
-        side = d.size_px * H / max(H - top_z, 1.0)
-        cls = td.face - 1 if td.status in ("ok", "off_tray") else NOT_READABLE
-        rows.append((td.center[0], td.center[1], side, cls))
+    rows = [(lb.center[0], lb.center[1], lb.side, lb.cls) for lb in S.labels(scene)]
     return np.array(rows, np.float32).reshape(-1, 4)
 
 
