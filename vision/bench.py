@@ -524,6 +524,14 @@ def speed(todo: list[Case], model: Path | None = None) -> dict:
                                                                        key=lambda s: s[0] * s[1]))))
         try:
             out["net_macs_at_320x256"] = macs(model, (256, 320))["macs"]
+            from vision import faces as F
+            from vision.reader import faces_path
+
+            per_crop = macs(faces_path(model), (F.CROP, F.CROP))["macs"]
+            out["face_net"] = faces_path(model).name
+            out["face_net_bytes"] = faces_path(model).stat().st_size
+            out["face_net_macs_per_crop"] = per_crop
+            out["face_net_macs_per_frame_8_dice"] = per_crop * 8 * F.TURNS  # (each die read in TURNS quarter turns)
         except OnnxError as e:
             out["macs_error"] = str(e)
     else:
@@ -571,20 +579,30 @@ _LOADED: list[str] = []
 
 def _use_model(path: str | None) -> None:
     """In a fresh worker process: every Detector made without a path (or with the committed one) loads
-    `path` instead; the paths loaded are kept in _LOADED."""
+    `path` instead, and every face net the fold's face net (reader.faces_path of it); the paths loaded
+    are kept in _LOADED."""
     cv2.setNumThreads(1)
     from vision import detector as D
+    from vision import faces as F
+    from vision.reader import faces_path
 
-    real_init = D.Detector.__init__
-    default = D.MODEL.resolve()
+    real_det, real_faces = D.Detector.__init__, F.FaceNet.__init__
+    default, default_faces = D.MODEL.resolve(), faces_path(D.MODEL).resolve()
 
     def init(self, p=None, threads=1):
         if path is not None and (p is None or Path(p).resolve() == default):
             p = path
-        real_init(self, p, threads)
+        real_det(self, p, threads)
+        _LOADED.append(str(self.path))
+
+    def init_faces(self, p=None):
+        if path is not None and (p is None or Path(p).resolve() == default_faces):
+            p = faces_path(path)
+        real_faces(self, p)
         _LOADED.append(str(self.path))
 
     D.Detector.__init__ = init  # (the thresholds stay the committed model's: the fold model stands for it)
+    F.FaceNet.__init__ = init_faces
 
 
 def _read_photo(rec: dict) -> dict:
@@ -663,6 +681,8 @@ def _fold_model(source: str, models: Path | None) -> tuple[str | None, str]:
         if p.is_file():
             return str(p), f"fold model {p.name}: trained without {source}"
         for q in sorted(Path(models).glob("without-*.onnx")):  # a fold that left out several sources
+            if q.name.endswith(".faces.onnx"):
+                continue
             try:
                 left = json.loads(q.with_suffix(".train.json").read_text()).get("leave_out") or ""
             except (OSError, ValueError, AttributeError):
@@ -675,6 +695,8 @@ def _fold_model(source: str, models: Path | None) -> tuple[str | None, str]:
 
 def photos(data: Path, models: Path | None, quick: bool) -> dict:
     """Section 1: each real source read with its fold model; section 3's real half."""
+    from vision.reader import faces_path
+
     out: dict = {"data": str(data), "min_px": MIN_PX}
     fold_tot = Counter()
     for source in SOURCES:
@@ -690,7 +712,8 @@ def photos(data: Path, models: Path | None, quick: bool) -> dict:
         got = read_photos(recs + extra, model, jobs())
         sec: dict = {"model": note}
         loaded = sorted({p for g in got for p in g.get("loaded", [])})
-        if model is not None and loaded and any(Path(p).resolve() != Path(model).resolve() for p in loaded):
+        fold_files = set() if model is None else {Path(model).resolve(), faces_path(model).resolve()}
+        if model is not None and loaded and any(Path(p).resolve() not in fold_files for p in loaded):
             sec["model_warning"] = f"the reader loaded {loaded}, not the fold model"
         if not loaded:
             sec["model_warning"] = "the reader loaded no detector model in these reads"

@@ -42,7 +42,7 @@ class Die:
     y: float
     size: float  # top-face side
     score: float  # heat at the peak: is a die here at all (0-1)
-    probs: tuple[float, ...]  # class probabilities: faces 1-6, not readable
+    probs: tuple[float, ...]  # class probabilities: faces 1-6, not readable (the reader's: then not a die)
 
     @property
     def cls(self) -> int:
@@ -50,9 +50,9 @@ class Die:
 
     @property
     def face(self) -> int | None:
-        """The most likely face (1-6), or None when "not readable" is the most likely class."""
+        """The most likely face (1-6), or None when another class ("not readable", "not a die") is."""
         c = self.cls
-        return None if c == NOT_READABLE else c + 1
+        return None if c >= NOT_READABLE else c + 1
 
     @property
     def conf(self) -> float:

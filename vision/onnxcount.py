@@ -230,6 +230,8 @@ def macs(path: str | os.PathLike, hw: tuple[int, int], channels: int = 1) -> dic
             sh, sw = (n.attrs.get("strides") or [1, 1])[:2]
             pads = n.attrs.get("pads") or [0, 0, 0, 0]
             shapes[n.outputs[0]] = (c, (h + pads[0] + pads[2] - kh) // sh + 1, (wd + pads[1] + pads[3] - kw) // sw + 1)
+        elif n.op in ("GlobalAveragePool", "GlobalMaxPool"):
+            shapes[n.outputs[0]] = (ins[0][0], 1, 1)
         elif n.op == "Concat":
             shapes[n.outputs[0]] = (sum(s[0] for s in ins), ins[0][1], ins[0][2])
         elif n.op in ELEMENTWISE:

@@ -4,16 +4,20 @@
 
 1. The frame is checked: not an 8-bit picture, blank or black -> FrameError (one line).
 2. A trained detector (vision.detector: a small CNN run by OpenCV's dnn) finds every die's
-   top-face centre and size and gives class probabilities for faces 1-6 and "not readable".
-   With a calibration it sees only the tray's region (floor, keep zone and a margin), scaled so
-   that a die has the net's size (searched over a pyramid when the calibration has no die size);
-   without one it searches the whole frame over an image pyramid.
-3. Each detection whose die score reaches the die threshold becomes a die:
+   top-face centre and size, with a score: is a die here at all. With a calibration it sees only
+   the tray's region (floor, keep zone and a margin), scaled so that a die has the net's size
+   (searched over a pyramid when the calibration has no die size); without one it searches the
+   whole frame over an image pyramid.
+3. Each detection whose score reaches the die threshold is cut out, at its size, and read by the
+   face net (vision.faces: a second small CNN on a crop of the one die), which gives the
+   probabilities of faces 1-6, "not readable" and "not a die".
+4. Each such detection becomes a die, unless "not a die" is its most likely class (a pip, a hole,
+   a symbol die: it is dropped):
    - "off_tray" (calibrated) when its centre lies outside the tray floor and outside the keep zone;
    - "cocked" when "not readable" is its most likely class (cocked, on an edge, hidden);
    - "unreadable" when its best face is less likely than the face threshold;
    - else "ok" with that face.
-4. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
+5. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 The two thresholds are set on data the model was not trained on and ship beside it
 (vision/model/thresholds.json: {"die": ..., "face": ...}). A wrong face reported as ok is the
@@ -27,16 +31,16 @@ import math
 import os
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 import cv2
 import numpy as np
 
-from vision import tray
-from vision import detector
-from vision.detector import Detector, Die, ModelError
+from vision import detector, faces, tray
+from vision.detector import PEAK, Detector, Die, ModelError
+from vision.faces import FaceNet
 
 STATUSES = ("ok", "cocked", "off_tray", "unreadable")
 REASONS = ("cocked", "off_tray", "missing", "extra", "unreadable")
@@ -133,15 +137,41 @@ def load_thresholds(path: str | os.PathLike) -> Thresholds:
     return out
 
 
-_MODELS: dict[Path, tuple[Detector, Thresholds]] = {}
+@dataclass(frozen=True)
+class Model:
+    """The reader's trained parts: the detector, the face net beside it, their thresholds."""
+
+    detector: Detector
+    faces: FaceNet
+    thresholds: Thresholds
 
 
-def model(path: str | os.PathLike | None = None) -> tuple[Detector, Thresholds]:
-    """The detector (loaded once per process and model file) and the thresholds beside it."""
+_MODELS: dict[Path, Model] = {}
+
+
+def faces_path(detector_path: str | os.PathLike) -> Path:
+    """The face net that goes with a detector file: NAME.onnx -> NAME.faces.onnx beside it."""
+    p = Path(detector_path)
+    return p.with_name(p.stem + ".faces.onnx")
+
+
+def model(path: str | os.PathLike | None = None) -> Model:
+    """The detector, its face net and the thresholds beside them (loaded once per process and file)."""
     p = Path(path if path is not None else detector.MODEL).resolve()
     if p not in _MODELS:
-        _MODELS[p] = (Detector(p), load_thresholds(p.with_name("thresholds.json")))
+        _MODELS[p] = Model(Detector(p), FaceNet(faces_path(p)), load_thresholds(p.with_name("thresholds.json")))
     return _MODELS[p]
+
+
+def look(gray: np.ndarray, m: Model, die_px: float | None = None, roi: tuple[int, int, int, int] | None = None,
+         least: float | None = None, peak: float = PEAK) -> list[Die]:
+    """The detections whose score reaches `least` (the die threshold by default), each with the face
+    net's class probabilities (faces 1-6, not readable, not a die) as its probs. The crop is cut at
+    the calibrated die size when there is one (the detector's own size estimate otherwise)."""
+    cut = m.thresholds.die if least is None else least
+    found = [d for d in m.detector.detect(gray, die_px=die_px, roi=roi, peak=peak) if d.score >= cut]
+    p = m.faces.probs(gray, [(d.x, d.y, die_px or d.size) for d in found])
+    return [replace(d, probs=tuple(float(v) for v in pi)) for d, pi in zip(found, p)]
 
 
 # ------------------------------------------------------------------ frames
@@ -192,20 +222,20 @@ def read(frame: np.ndarray, calibration: Calibration | None = None, n_dice: int 
     """Read every die in the frame. Raises FrameError for a frame with nothing to read."""
     t0 = time.perf_counter()
     gray = check_frame(frame)
-    net, th = model(model_path)
+    m = model(model_path)
     if calibration is None:
-        found = net.detect(gray)
+        found = look(gray, m)
     else:
         w, h = calibration.image_size
         if gray.shape[1] != w or gray.shape[0] != h:
             raise FrameError(f"frame is {gray.shape[1]}x{gray.shape[0]}, the calibration was made at {w}x{h}: "
                              "calibrate again at this size")
         die = calibration.die_px
-        found = net.detect(gray, die_px=die, roi=region(calibration, die))
+        found = look(gray, m, die_px=die, roi=region(calibration, die))
         if die is None:  # the pyramid: nothing as big as half the floor is a die lying in it
             span = np.ptp(np.array(calibration.floor, np.float64), axis=0).min()
             found = [d for d in found if d.size < 0.5 * span]
-    dice = tuple(judge(d, th, calibration) for d in found if d.score >= th.die)
+    dice = tuple(judge(d, m.thresholds, calibration) for d in found if d.cls != faces.NOT_A_DIE)
     r = verdict_of(dice, n_dice)
     return Reading(r.dice, r.verdict, r.reasons, (time.perf_counter() - t0) * 1000.0)
 
@@ -215,8 +245,10 @@ def judge(d: Die, th: Thresholds, cal: Calibration | None = None) -> DieReading:
     centre = (d.x, d.y)
     if cal is not None and off_tray(cal, d.x, d.y, cal.die_px or d.size):
         return DieReading(None, centre, "off_tray", "outside the floor", d.size, d.conf)
-    if d.face is None:
+    if d.cls == faces.NOT_READABLE:
         return DieReading(None, centre, "cocked", f"not readable {d.conf:.2f}", d.size, d.conf)
+    if d.face is None:
+        return DieReading(None, centre, "unreadable", f"not a die {d.conf:.2f}", d.size, d.conf)
     if d.conf < th.face:
         return DieReading(None, centre, "unreadable", f"face {d.face} only {d.conf:.2f}", d.size, d.conf)
     return DieReading(d.face, centre, "ok", "", d.size, d.conf)
@@ -248,12 +280,12 @@ def region(cal: Calibration, die: float | None) -> tuple[int, int, int, int]:
 def die_size(frame: np.ndarray, n_dice: int | None = None, roi: tuple[int, int, int, int] | None = None,
              model_path: str | os.PathLike | None = None) -> float | None:
     """The top-face side (pixels) of the dice in a frame of dice lying flat: the median over the
-    dice read confidently (pyramid search). None unless at least half of `n_dice` (or one) read so,
-    or when they disagree on the size by more than a quarter."""
+    dice found lying flat (kept by the die cut, a face the most likely class; pyramid search). None
+    unless at least half of `n_dice` (or one) are found so, or when they disagree on the size by
+    more than a quarter."""
     gray = check_frame(frame)
-    net, th = model(model_path)
-    sure = [d.size for d in net.detect(gray, roi=roi)
-            if d.score >= th.die and d.face is not None]
+    m = model(model_path)
+    sure = [d.size for d in look(gray, m, roi=roi) if d.face is not None]  # flat dice (their size, not their face)
     need = 1 if n_dice is None else max(1, (n_dice + 1) // 2)
     if len(sure) < need:
         return None

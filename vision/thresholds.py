@@ -13,8 +13,8 @@ Each detection is matched to the die it lies on (its centre within 0.6 of the di
 - "die": the least heat (Die.score) for a detection to count as a die at all: the cut with the fewest
   false dice kept (detections on no die: an "extra" reroll) plus real dice lost (a "missing" reroll),
   the higher cut on a tie. A false die that passes "face" counts as a wrong face below.
-- "face": the least best-face probability (the largest of Die.probs[0:6], that face the most likely
-  class) for a die kept by "die" to pass as read ok. The lowest value at which dice passed ok with a
+- "face": the least best-face probability (the face net's, vision.faces: the largest of its faces'
+  probabilities, that face the most likely class) for a die kept by "die" to pass as read ok. The lowest value at which dice passed ok with a
   wrong face (another face, a die that is cocked or cannot be read, or no die) stay at most MAX_RATE
   of the dice passed ok, by the upper end of the 95% Wilson interval: the safety margin.
 A die kept but under "face" is a doubt: the reader refuses the throw with its reason.
@@ -41,6 +41,8 @@ import numpy as np
 
 from vision import bench
 from vision.detector import PEAK
+from vision.faces import NOT_A_DIE
+from vision.reader import faces_path, look
 
 #: the renderer's train pool, from seeds the training never used: the holdout pool (die styles and
 #: floors the model never saw) is kept for the bench alone, so that no cut is chosen on it
@@ -57,7 +59,6 @@ def _scene_dets(c: bench.Case, model: str | None) -> dict:
     """One threshold scene, rendered (cached) and detected: per detection (score, best-face prob, is the
     face right, is it a die) and how many dice the scene holds."""
     from vision import synthetic as S
-    from vision.detector import Detector
 
     cv2.setNumThreads(1)
     folder = bench.CACHE / f"thresholds-{POOL}-{bench.render_key().split('-')[-1]}"
@@ -77,29 +78,26 @@ def _scene_dets(c: bench.Case, model: str | None) -> dict:
         js.write_text(json.dumps(dice))
     else:
         dice = json.loads(js.read_text())
-    det = _detector(model)
+    m = _model(model)
     rng = np.random.default_rng(c.seed + 7)
     flat = [d for d in dice if d["cls"] < 6]
     die_px = float(np.median([d["side"] for d in (flat or dice)])) if dice else 0.05 * c.size[0]
     die_px *= float(np.exp(rng.normal(0.0, DIE_PX_JITTER)))
-    found = det.detect(img, die_px=die_px, peak=0.05)
+    found = look(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img, m, die_px=die_px,
+                 least=0.05, peak=0.05)
     return {"dets": _label(found, dice), "dice": len(dice)}
 
 
-_DET: dict = {}
+def _model(path: str | None):
+    from vision.reader import model
+
+    return model(path)
 
 
-def _detector(model: str | None):
-    from vision.detector import Detector
-
-    if model not in _DET:
-        _DET[model] = Detector(model)
-    return _DET[model]
-
-
-def _label(found, dice: list[dict]) -> list[tuple[float, float, int, int]]:
-    """(score, best-face prob, face right 0/1, on a die 0/1) of each detection, matched one to one to
-    the dice (nearest first, within MATCH of the die's side)."""
+def _label(found, dice: list[dict]) -> list[tuple[float, float, int, int, int]]:
+    """(score, best-face prob, face right 0/1, on a die 0/1, dropped 0/1) of each detection (the face
+    net's probs), matched one to one to the dice (nearest first, within MATCH of the die's side);
+    dropped: "not a die" is its most likely class, and the reader drops it."""
     pairs = []
     for i, d in enumerate(found):
         for j, t in enumerate(dice):
@@ -116,10 +114,10 @@ def _label(found, dice: list[dict]) -> list[tuple[float, float, int, int]]:
     for i, d in enumerate(found):
         probs = d.probs[:6]
         face = int(np.argmax(probs)) + 1
-        best = float(max(probs)) if d.cls != 6 else 0.0  # "not readable" the most likely: never a face
+        best = float(max(probs)) if d.face is not None else 0.0  # another class the most likely: never a face
         j = match.get(i)
         right = int(j is not None and dice[j]["cls"] < 6 and dice[j]["cls"] + 1 == face)
-        out.append((float(d.score), best, right, int(j is not None)))
+        out.append((float(d.score), best, right, int(j is not None), int(d.cls == NOT_A_DIE)))
     return out
 
 
@@ -137,7 +135,7 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int]]:
             continue
         dice.append({"center": [0.5 * (x1 + x2), 0.5 * (y1 + y2)], "side": side,
                      "cls": 7 if face is None else int(face) - 1})  # 7: a die of unknown face
-    found = _detector(model).detect(img, peak=0.05)
+    found = look(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), _model(model), least=0.05, peak=0.05)
     rows = _label(found, dice)
     # a detection on a die of unknown face says nothing about faces: left out
     return [r for r, d in zip(rows, found) if not _unknown(d, dice)]
@@ -195,12 +193,14 @@ def least_errors(score: np.ndarray, good: np.ndarray) -> float:
 
 
 def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
-    """The thresholds from rows (score, best-face prob, face right, on a die)."""
-    score, best, right, on_die = rows[:, 0], rows[:, 1], rows[:, 2].astype(bool), rows[:, 3].astype(bool)
+    """The thresholds from rows (score, best-face prob, face right, on a die[, dropped]): a dropped
+    detection (the face net's "not a die") is never kept, whatever its score."""
     if not len(rows):
         return {"die": None, "face": None, "n": 0, "met": False, "why": "no detections"}
-    die = max(least_errors(score, on_die), PEAK)  # the detector reports nothing under its PEAK
-    keep = score >= die
+    score, best, right, on_die = rows[:, 0], rows[:, 1], rows[:, 2].astype(bool), rows[:, 3].astype(bool)
+    dropped = rows[:, 4].astype(bool) if rows.shape[1] > 4 else np.zeros(len(rows), bool)
+    die = max(least_errors(np.where(dropped, -1.0, score), on_die), PEAK)  # the detector reports nothing under its PEAK
+    keep = (score >= die) & ~dropped
     kept, false_kept = int(keep.sum()), int((keep & ~on_die).sum())
     face, passed, wrong = lowest_safe(best[keep], ~right[keep], max_rate)
     out = {"die": round(die, 4), "face": None if face is None else round(face, 4), "n": int(len(rows)),
@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.data:
         for src in bench.SOURCES:
             fold = Path(a.models) / f"without-{src}.onnx" if a.models else None
-            if fold is None or not fold.is_file():
+            if fold is None or not fold.is_file() or not faces_path(fold).is_file():
                 sources[src] = "left out: no fold model (the committed model saw these photos)"
                 continue
             recs = [r for r in bench.photo_records(Path(a.data), src) if "boxes" in r]
@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             rows_p = [r for g in got_p for r in g]
             sources[src] = f"{len(recs)} photos, {len(rows_p)} detections ({fold.name})"
             rows += rows_p
-    arr = np.array(rows, np.float64).reshape(-1, 4)
+    arr = np.array(rows, np.float64).reshape(-1, 5)
     out = choose(arr, a.max_rate)
     p = POOL
     out["method"] = (f"die: the heat cut with the fewest false dice kept plus real dice lost; face: the lowest best-face "

@@ -71,7 +71,8 @@ def main(argv: list[str]) -> int:
         print("usage: PYTHONPATH=. /usr/bin/python3 tests/pi/check.py FRAMES_DIR", file=sys.stderr)
         return 2
     from calibration.profile import Calibration
-    from vision.detector import MODEL, Detector
+    from vision import reader
+    from vision.detector import MODEL
 
     folder = Path(argv[0])
     try:
@@ -82,7 +83,7 @@ def main(argv: list[str]) -> int:
     print(f"Pi side: Python {platform.python_version()}, OpenCV {cv2.__version__}, numpy {np.__version__}; "
           f"main side: Python {expected['python']}, OpenCV {expected['opencv']}, numpy {expected['numpy']}")
     cv2.setNumThreads(1)
-    det = Detector()
+    det = reader.model()
     frames = expected["frames"]
     failed = dice = edge = 0
     th = thresholds()

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 
-def detections(det, img, cal) -> list[dict]:
-    """The detector's dice on a frame as the reader asks for them: at the calibrated die size on the
-    tray's region when there is a calibration, else over the pyramid. Centres, size, heat and class
-    probabilities, sorted by position."""
-    die_px = None if cal is None else cal.die_px
-    roi = None
-    if cal is not None:
-        from vision import reader
+def detections(m, img, cal) -> list[dict]:
+    """The reader's dice on a frame before it judges them (vision.reader.look with the model m): at the
+    calibrated die size on the tray's region when there is a calibration, else over the pyramid, every
+    detection from the detector's PEAK up. Centres, size, heat and the face net's class probabilities,
+    sorted by position."""
+    import cv2
 
-        if hasattr(reader, "region"):
-            roi = reader.region(cal, die_px)
-    found = det.detect(img, die_px=die_px, roi=roi)
+    from vision import reader
+    from vision.detector import PEAK
+
+    die_px = None if cal is None else cal.die_px
+    roi = None if cal is None else reader.region(cal, die_px)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img
+    found = reader.look(gray, m, die_px=die_px, roi=roi, least=PEAK)
     rows = [{"x": d.x, "y": d.y, "size": d.size, "score": d.score, "face": d.face, "conf": d.conf,
              "probs": list(d.probs)} for d in found]
     return sorted(rows, key=lambda r: (round(r["y"]), r["x"]))
@@ -34,7 +36,5 @@ def thresholds() -> tuple[float, float] | None:
     """The reader's (die, face) thresholds for the committed model, when it has them."""
     from vision import reader
 
-    if not hasattr(reader, "model"):
-        return None
-    th = reader.model()[1]
+    th = reader.model().thresholds
     return float(th.die), float(th.face)

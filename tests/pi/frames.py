@@ -36,12 +36,12 @@ def main(argv: list[str]) -> int:
     from calibration import CalibrationError, calibrate
     from calibration.profile import Calibration
     from vision import synthetic as S
-    from vision.detector import Detector
+    from vision import reader
 
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     cv2.setNumThreads(1)
-    det = Detector()
+    det = reader.model()
     frames = []
     for i in range(N_RENDERS):
         rng = np.random.default_rng(SEED + i)

@@ -84,3 +84,48 @@ def test_the_same_seed_gives_the_same_weights(renders, tmp_path):
     T.main(_args(renders, b, seed=5, steps=2))
     wa, wb = torch.load(a.with_suffix(".pt")), torch.load(b.with_suffix(".pt"))
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def _face_args(renders: Path, out: Path, seed: int = 0, steps: int = 4) -> list[str]:
+    a = ["--renders", str(renders), "--out", str(out), "--steps", str(steps), "--batch", "16",
+         "--threads", "1", "--seed", str(seed), "--log-every", "2"]
+    if DATA.is_dir():
+        a += ["--data", str(DATA), "--limit", "4"]
+    return a
+
+
+def test_face_batches_hold_every_kind_of_label(renders):
+    from vision import faces
+    from vision.train.faces import batches, load, parser
+
+    pools = load(parser().parse_args(_face_args(renders, Path("unused.onnx"))))
+    x, y = next(batches(pools, 0, 256))
+    assert x.shape == (256, 1, faces.CROP, faces.CROP) and x.dtype == np.float32
+    assert set(np.unique(y)) <= set(range(faces.N_CLASSES)) and faces.NOT_A_DIE in y
+    assert np.allclose(x.mean(axis=(1, 2, 3)), 0.0, atol=1e-3)  # each crop normalised
+
+
+def test_a_short_face_training_exports_a_model_cv2_reads(renders, tmp_path):
+    from vision import faces
+    from vision.train import faces as TF
+    from vision.train.model import FaceCNN
+
+    out = tmp_path / "m.faces.onnx"
+    assert TF.main(_face_args(renders, out)) == 0
+    info = json.loads(out.with_suffix(".train.json").read_text())
+    assert info["steps"] == 4 and info["data"]["render"] >= 1
+    net = faces.FaceNet(out)
+    crops = np.random.default_rng(2).integers(0, 255, (5, faces.CROP, faces.CROP), np.uint8)
+    got = net.logits(crops)
+    assert got.shape == (5, faces.N_CLASSES)
+    m = FaceCNN()
+    m.load_state_dict(torch.load(out.with_suffix(".pt")))
+    m.eval()
+    with torch.no_grad():
+        ref = m(torch.from_numpy(faces.normalise(crops)))[:, :, 0, 0].numpy()
+    assert np.abs(ref - got).max() < 1e-3  # any batch size, the same as PyTorch
+    a, b = tmp_path / "a.faces.onnx", tmp_path / "b.faces.onnx"
+    TF.main(_face_args(renders, a, seed=5, steps=2))
+    TF.main(_face_args(renders, b, seed=5, steps=2))
+    wa, wb = torch.load(a.with_suffix(".pt")), torch.load(b.with_suffix(".pt"))
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)

@@ -133,6 +133,16 @@ def test_macs_of_the_committed_model_grow_with_the_input_area() -> None:
     assert a["output"][1:] == (64, 80)  # the detector's stride-4 grid
 
 
+def test_macs_of_the_committed_face_net_through_its_global_pooling() -> None:
+    from vision import faces
+    from vision.detector import MODEL
+    from vision.reader import faces_path
+
+    got = macs(faces_path(MODEL), (faces.CROP, faces.CROP))
+    assert got["output"] == (faces.N_CLASSES, 1, 1)
+    assert 1_000_000 < got["macs"] < 5_000_000  # a few million a crop: 8 dice in 4 turns stay cheap
+
+
 def test_own_set_has_the_bench_layout_on_other_seeds_and_lists_what_it_got_wrong(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.setattr(bench, "CACHE", tmp_path / "v2")
     monkeypatch.setattr(bench, "jobs", lambda: 1)
@@ -217,6 +227,8 @@ def test_fold_model_of_a_source_left_out_with_another(tmp_path) -> None:
                                                      "fold model without-rune55.onnx: trained without rune55")
     path, note = bench._fold_model("crops", tmp_path)
     assert path == str(tmp_path / "without-webcam.onnx") and "without webcam,crops" in note
+    (tmp_path / "without-rune55.faces.onnx").write_bytes(b"x")  # a fold's face net is never taken for a detector
+    (tmp_path / "without-rune55.faces.train.json").write_text(json.dumps({"leave_out": "rune55,fisheye"}))
     path, note = bench._fold_model("fisheye", tmp_path)
     assert path is None and "TRAINED ON THIS SOURCE" in note and "without-fisheye.onnx" in note
     assert bench._fold_model("fisheye", None)[0] is None

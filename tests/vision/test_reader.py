@@ -12,14 +12,15 @@ import pytest
 
 from calibration import Calibration, calibrate
 from vision import reader
-from vision.detector import NOT_READABLE, Die, ModelError
+from vision.detector import Die, ModelError
+from vision.faces import NOT_A_DIE, NOT_READABLE
 from vision.reader import DieReading, FrameError, Reading, Thresholds, load_image, read, verdict_of
 
 
 
-# The committed detector is below issue 26's targets (see vision/model/MODEL_CARD.md): these read
-# whole throws as the targets ask and fail with it today; strict, so they fail loudly once it reads them.
-BELOW_TARGET = pytest.mark.xfail(strict=True, reason="the committed detector is below the reader's targets")
+# The committed models are below issue 26's targets (see vision/model/MODEL_CARD.md): these read
+# whole throws as the targets ask and fail with them today; strict, so they fail loudly once they read them.
+BELOW_TARGET = pytest.mark.xfail(strict=True, reason="the committed models are below the reader's targets")
 
 
 def _dice(*spec: tuple[int | None, str]) -> tuple[DieReading, ...]:
@@ -100,11 +101,21 @@ def test_thresholds_file(tmp_path: Path) -> None:
         assert str(p) in str(e.value) and "\n" not in str(e.value) and e.value.user_error
 
 
-def test_the_committed_thresholds_are_sane() -> None:
-    det, th = reader.model()
+def test_the_committed_model_and_thresholds_are_sane() -> None:
+    m = reader.model()
+    th = m.thresholds
     assert 0.0 < th.die < 1.0 and 0.5 <= th.face <= 1.0
-    assert reader.model() == (det, th)  # loaded once per process
-    assert reader.model(det.path)[0] is det  # the cache is keyed by the model file
+    assert reader.model() is m  # loaded once per process
+    assert reader.model(m.detector.path) is m  # the cache is keyed by the model file
+    assert m.faces.path == reader.faces_path(m.detector.path) == m.detector.path.with_name("dice.faces.onnx")
+
+
+def test_a_detector_without_its_face_net_is_one_clear_line(tmp_path: Path) -> None:
+    lone = tmp_path / "dice.onnx"
+    lone.write_bytes(reader.model().detector.path.read_bytes())
+    with pytest.raises(ModelError, match="face model") as e:
+        reader.model(lone)
+    assert "dice.faces.onnx" in str(e.value) and "\n" not in str(e.value) and e.value.user_error
 
 
 def test_a_missing_model_is_one_clear_line(tmp_path: Path) -> None:
@@ -119,10 +130,12 @@ FLOOR = ((100.0, 100.0), (500.0, 100.0), (500.0, 380.0), (100.0, 380.0))
 KEEP = ((520.0, 100.0), (630.0, 100.0), (630.0, 380.0), (520.0, 380.0))
 
 
-def _die(x: float, y: float, face: int | None, p: float, size: float = 30.0, score: float = 0.9) -> Die:
-    cls = NOT_READABLE if face is None else face - 1
-    rest = (1.0 - p) / 6.0
-    return Die(x, y, size, score, tuple(p if i == cls else rest for i in range(7)))
+def _die(x: float, y: float, face: int | None, p: float, size: float = 30.0, score: float = 0.9,
+         cls: int | None = None) -> Die:
+    """A detection with the face net's eight class probabilities: `face` (None: not readable, or `cls`) at p."""
+    cls = (NOT_READABLE if face is None else face - 1) if cls is None else cls
+    rest = (1.0 - p) / 7.0
+    return Die(x, y, size, score, tuple(p if i == cls else rest for i in range(8)))
 
 
 def test_each_detection_gets_its_status() -> None:
@@ -130,6 +143,7 @@ def test_each_detection_gets_its_status() -> None:
     cal = Calibration((640, 480), FLOOR, KEEP, die_px=30.0)
     assert reader.judge(_die(300, 200, 4, 0.97), th, cal) == DieReading(4, (300, 200), "ok", "", 30.0, 0.97)
     assert reader.judge(_die(300, 200, None, 0.6), th, cal).status == "cocked"
+    assert reader.judge(_die(300, 200, None, 0.6, cls=NOT_A_DIE), th, cal).status == "unreadable"  # never a face
     low = reader.judge(_die(300, 200, 6, 0.85), th, cal)
     assert low.status == "unreadable" and low.value is None  # a doubt is never a face
     assert reader.judge(_die(300, 200, 6, 0.85), Thresholds(0.5, 0.8), cal).value == 6

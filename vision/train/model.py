@@ -72,3 +72,36 @@ def export_onnx(model: nn.Module, path: str, size: tuple[int, int] = (320, 256))
     dummy = torch.zeros(1, 1, size[1], size[0])
     torch.onnx.export(model, dummy, path, dynamo=False, opset_version=12, do_constant_folding=True,
                       input_names=["gray"], output_names=["out"])
+
+
+class FaceCNN(nn.Module):
+    """The face reader (vision.faces): CROP x CROP grey crop in, N_CLASSES logits out, as (N, C, 1, 1)
+    (global average pooling then a 1x1 convolution: no Flatten or Gemm, and any batch size). Two full
+    3x3 convolutions, then depthwise-separable blocks down to stride 8: about 2.5 M multiply-adds a crop."""
+
+    def __init__(self, width: tuple[int, int, int, int] = (16, 32, 64, 128)):
+        from vision.faces import N_CLASSES as FACE_CLASSES
+
+        super().__init__()
+        c1, c2, c3, c4 = width
+        self.body = nn.Sequential(
+            _cbr(1, c1, 3), _cbr(c1, c2, 3, 2),  # /2
+            SepBlock(c2, c2), SepBlock(c2, c3, 2),  # /4
+            SepBlock(c3, c3), SepBlock(c3, c4, 2),  # /8
+            SepBlock(c4, c4),
+            nn.AdaptiveAvgPool2d(1))
+        self.head = nn.Conv2d(c4, FACE_CLASSES, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
+def export_faces_onnx(model: nn.Module, path: str) -> None:
+    """ONNX of the face model, batch dimension free, for OpenCV 4.6's dnn (see export_onnx)."""
+    from vision.faces import CROP
+
+    model = model.eval()
+    dummy = torch.zeros(4, 1, CROP, CROP)
+    torch.onnx.export(model, dummy, path, dynamo=False, opset_version=12, do_constant_folding=True,
+                      input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})

@@ -5,13 +5,16 @@
    holdout pool, which the bench keeps for dice styles, floors and settings the model never saw;
 2. pretrain on the classic renders alone (PRETRAIN_STEPS);
 3. fine-tune on both render sets and every real source (FINETUNE_STEPS), then go on for
-   FURTHER_STEPS more on the same data (seed 1): the committed model;
-4. with `--folds DIR`: the FINETUNE_STEPS fine-tune once per fold of FOLDS left out,
-   DIR/without-SRC.onnx, for `yatzycam bench --models DIR` (fold models stay out of the
-   repository). The folds stop before the further steps (time on two cores), so their figures
-   are, if anything, below the committed model's.
+   FURTHER_STEPS more on the same data (seed 1): the committed detector;
+4. train the face net (vision.train.faces) on die crops of the same renders and photos
+   (FACE_STEPS): NAME.faces.onnx beside the detector NAME.onnx;
+5. with `--folds DIR`: the FINETUNE_STEPS fine-tune and the face net once per fold of FOLDS left
+   out, DIR/without-SRC.onnx and DIR/without-SRC.faces.onnx, for `yatzycam bench --models DIR`
+   (fold models stay out of the repository). The fold detectors stop before the further steps
+   (time on two cores), so their figures are, if anything, below the committed model's.
 
-On two cores: rendering about 10 minutes, pretraining about 10, each fine-tune 20-30.
+On two cores: rendering about 5 minutes, pretraining about 15, each detector fine-tune 10-25,
+each face net 10-20.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import tempfile
 from pathlib import Path
 
 from vision.detector import MODEL
+from vision.reader import faces_path
+from vision.train import faces as FT
 from vision.train import train as T
 
 CLASSIC = 2400
@@ -29,6 +34,7 @@ TRAIN_POOL = 2274
 PRETRAIN_STEPS = 3000
 FINETUNE_STEPS = 1400
 FURTHER_STEPS = 3000
+FACE_STEPS = 4000
 #: the leave-out folds: each real source with whole photos; crops/ (single dice, no photos) is left
 #: out with webcam, so that its face accuracy is also measured by a model that never saw it
 FOLDS = ("rune55", "webcam,crops", "fisheye")
@@ -60,9 +66,14 @@ def main(argv: list[str] | None = None) -> int:
     T.main(["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(first.with_suffix(".pt")),
             "--steps", str(FURTHER_STEPS), "--lr", "2e-3", "--threads", "2", "--seed", str(a.seed + 1),
             "--out", a.out])
+    faces = ["--renders", f"{classic},{train_pool}", "--data", a.data, "--steps", str(FACE_STEPS),
+             "--threads", "2"] + seed
+    FT.main(faces + ["--out", str(faces_path(a.out))])
     if a.folds:
         for src in FOLDS:
-            T.main(tune + ["--leave-out", src, "--out", str(Path(a.folds) / f"without-{src.split(',')[0]}.onnx")])
+            fold = Path(a.folds) / f"without-{src.split(',')[0]}.onnx"
+            T.main(tune + ["--leave-out", src, "--out", str(fold)])
+            FT.main(faces + ["--leave-out", src, "--out", str(faces_path(fold))])
     return 0
 
 

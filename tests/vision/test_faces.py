@@ -1,0 +1,67 @@
+"""The face net's crop and the committed face model on dice cut from real photos."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import faces, reader
+
+
+def _board() -> np.ndarray:
+    g = np.full((200, 300), 90, np.uint8)
+    cv2.rectangle(g, (130, 80), (170, 120), 230, -1)  # a die's top face, 40 px, centred at (150, 100)
+    cv2.circle(g, (150, 100), 5, 20, -1)
+    return g
+
+
+def test_the_crop_centres_the_die_at_its_context_scale() -> None:
+    c = faces.crop(_board(), 150.0, 100.0, 40.0)
+    assert c.shape == (faces.CROP, faces.CROP) and c.dtype == np.uint8
+    mid = faces.CROP // 2
+    assert c[mid, mid] < 60  # the pip at the centre
+    face_px = faces.CROP / faces.CONTEXT  # the top face's side in the crop
+    inside = c[mid, int(mid + 0.35 * face_px)]
+    outside = c[mid, min(faces.CROP - 1, int(mid + 0.62 * face_px))]
+    assert inside > 200 and outside < 110  # the face ends where CONTEXT says
+
+
+def test_a_quarter_turn_of_the_crop_is_the_crop_of_the_turned_picture() -> None:
+    g = _board()
+    cv2.circle(g, (160, 90), 3, 20, -1)  # something off the axis
+    a = faces.crop(g, 150.0, 100.0, 40.0, angle=90.0).astype(int)
+    b = np.rot90(faces.crop(g, 150.0, 100.0, 40.0)).astype(int)
+    assert np.abs(a - b).mean() < 1.0  # (a turn of the crop about its middle is exact)
+
+
+def test_a_die_at_the_picture_edge_and_a_large_die_crop_cleanly() -> None:
+    g = _board()
+    edge = faces.crop(g, 2.0, 2.0, 40.0)  # the window leaves the picture: its edge is repeated
+    assert edge.shape == (faces.CROP, faces.CROP)
+    big = cv2.resize(g, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)  # a 320 px die, area-resampled
+    a = faces.crop(big, 150.0 * 8 + 3.5, 100.0 * 8 + 3.5, 320.0).astype(int)
+    b = faces.crop(g, 150.0, 100.0, 40.0).astype(int)
+    assert np.abs(a - b).mean() < 12.0
+
+
+def test_normalise_gives_zero_mean_unit_spread_and_keeps_a_flat_crop_flat() -> None:
+    rng = np.random.default_rng(0)
+    x = np.stack([rng.integers(0, 255, (faces.CROP, faces.CROP)), np.full((faces.CROP, faces.CROP), 77)]).astype(np.uint8)
+    n = faces.normalise(x)
+    assert n.shape == (2, 1, faces.CROP, faces.CROP)
+    assert abs(float(n[0].mean())) < 1e-4 and math.isclose(float(n[0].std()), 1.0, rel_tol=1e-3)
+    assert float(np.abs(n[1]).max()) == 0.0
+
+
+def test_the_committed_face_net_reads_probabilities_for_each_die() -> None:
+    net = reader.model().faces
+    g = _board()
+    p = net.probs(g, [(150.0, 100.0, 40.0), (40.0, 40.0, 40.0)])
+    assert p.shape == (2, faces.N_CLASSES)
+    assert np.allclose(p.sum(axis=1), 1.0)
+    assert net.probs(g, []).shape == (0, faces.N_CLASSES)
+    one = net.probs(g, [(150.0, 100.0, 40.0)], turns=1)
+    assert one.shape == (1, faces.N_CLASSES)

@@ -1,0 +1,106 @@
+"""The face reader: a small CNN that reads one die from a crop around it (ONNX, run by OpenCV's dnn).
+
+The detector (vision.detector) finds where the dice are and how large; its cells are a quarter of
+a die wide, too coarse to count pips safely. This net sees each die on its own: a CROP x CROP grey
+crop centred on the die, CONTEXT top-face sides wide (the top face and what lies around it: a
+cocked die's side faces, the rim, a neighbour), each crop normalised to zero mean and unit spread.
+It answers eight classes: faces 1-6, NOT_READABLE (cocked, on an edge, hidden) and NOT_A_DIE (a
+pip, a screw hole, a symbol die, a shadow).
+
+The same `crop` serves training (vision.train.faces) and reading, so the net sees at reading time
+exactly what it learnt on. Reading averages the four quarter turns of each crop (exact, no
+resampling): a face is the same face turned, so a view the net reads less surely counts less.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detector import ModelError
+
+CROP = 32  # crop side, net input pixels
+CONTEXT = 1.75  # crop side in top-face sides
+N_CLASSES = 8  # faces 1-6, then NOT_READABLE, NOT_A_DIE
+NOT_READABLE = 6
+NOT_A_DIE = 7
+TURNS = 4  # quarter turns of each crop averaged when reading
+MODEL = Path(__file__).with_name("model") / "faces.onnx"
+
+
+def crop(gray: np.ndarray, x: float, y: float, side: float, angle: float = 0.0, out: int = CROP) -> np.ndarray:
+    """The CROP x CROP view of a die of top-face side `side` centred at (x, y), turned by `angle`
+    degrees: a window CONTEXT sides wide, area-resampled first when it shrinks (no aliasing of
+    pips), the picture's edge repeated where the window leaves it."""
+    win = CONTEXT * max(float(side), 1.0)
+    s = out / win
+    r = 0.75 * win + 2.0  # half the window that holds the crop at any turn
+    x0, y0 = int(math.floor(x - r)), int(math.floor(y - r))
+    x1, y1 = int(math.ceil(x + r)), int(math.ceil(y + r))
+    h, w = gray.shape[:2]
+    sub = gray[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
+    if sub.size == 0:
+        return np.full((out, out), int(np.median(gray[::8, ::8])), np.uint8)
+    top, left = max(0, -y0), max(0, -x0)
+    bottom, right = max(0, y1 - h), max(0, x1 - w)
+    if top or left or bottom or right:
+        sub = cv2.copyMakeBorder(sub, top, bottom, left, right, cv2.BORDER_REPLICATE)
+    cx, cy = x - x0, y - y0
+    if s < 1.0:
+        sw, sh = max(1, round(sub.shape[1] * s)), max(1, round(sub.shape[0] * s))
+        kx, ky = sw / sub.shape[1], sh / sub.shape[0]
+        sub = cv2.resize(sub, (sw, sh), interpolation=cv2.INTER_AREA)
+        cx, cy, s = cx * kx, cy * ky, s / math.sqrt(kx * ky)
+    M = cv2.getRotationMatrix2D((cx, cy), angle, s)
+    M[:, 2] += ((out - 1) / 2.0 - cx, (out - 1) / 2.0 - cy)  # the die at the crop's middle: turns are exact
+    return cv2.warpAffine(sub, M, (out, out), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def normalise(crops: np.ndarray) -> np.ndarray:
+    """(N, CROP, CROP) uint8 crops as the net's input (N, 1, CROP, CROP): each crop to zero mean and
+    unit spread (the spread floored, so a flat crop stays flat rather than all noise)."""
+    f = crops.astype(np.float32)
+    m = f.mean(axis=(1, 2), keepdims=True)
+    sd = np.maximum(f.std(axis=(1, 2), keepdims=True), 8.0)
+    return ((f - m) / sd)[:, None]
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class FaceNet:
+    """The committed face model (or another ONNX file of the same recipe), run by cv2.dnn."""
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        p = Path(path) if path is not None else MODEL
+        if not p.is_file():
+            raise ModelError(f"{p}: no such model file (the reader's face model)")
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(p))
+        except cv2.error as e:
+            raise ModelError(f"{p}: OpenCV cannot load this model ({str(e).strip().splitlines()[-1]})") from None
+        self.path = p
+
+    def logits(self, crops: np.ndarray) -> np.ndarray:
+        """(N, N_CLASSES) raw outputs for (N, CROP, CROP) uint8 crops."""
+        if len(crops) == 0:
+            return np.zeros((0, N_CLASSES), np.float32)
+        self.net.setInput(normalise(crops))
+        return self.net.forward().reshape(len(crops), N_CLASSES)
+
+    def probs(self, gray: np.ndarray, dice: list[tuple[float, float, float]], turns: int = TURNS) -> np.ndarray:
+        """(N, N_CLASSES) class probabilities of the dice (x, y, top-face side) in a grey picture:
+        the mean over `turns` quarter turns of each crop."""
+        if not dice:
+            return np.zeros((0, N_CLASSES), np.float64)
+        base = np.stack([crop(gray, x, y, s) for x, y, s in dice])
+        views = np.concatenate([np.rot90(base, k, axes=(1, 2)) for k in range(turns)])
+        p = softmax(self.logits(views).astype(np.float64))
+        return p.reshape(turns, len(dice), N_CLASSES).mean(axis=0)
