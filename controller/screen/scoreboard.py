@@ -462,6 +462,41 @@ def _fits(rows: int, pinned: int, cols: int, n_vals: int, label_ref: float, val_
     return math.ceil(rows / cap)
 
 
+SIDE_WIDTHS = (0.24, 0.26, 0.32)  # a side panel's widths tried, as shares of the screen's width
+SIDE_MAX = 0.4  # a side panel never takes more of the width than this (else the status goes on top)
+
+
+def status_strings(view: GameView, lang: str) -> list[tuple[str, bool]]:
+    """The status lines that are drawn on one line each (text, bold), at their widest for this game's
+    phase (the most rounds, throws and a two-digit bank), so that the panel does not change width as
+    the game goes on. Player names and the app's messages are not among them (those wrap or are cut)."""
+    Wd = words(lang)
+    rs = view.rules
+    if view.finished:
+        return [(Wd["over"], True)]
+    n = len(rs.boxes)
+    out = [(f"{Wd['round']} {n}/{n}", False), (f"{Wd['throws']} {rs.throws}", False), (Wd["throw"], True)]
+    if rs.banking != "none":
+        out.append((f"{Wd['bank']} 88", False))
+    return out
+
+
+def status_need(view: GameView, lang: str, px: int) -> int:
+    """Width in pixels a status panel needs at font ``px`` so that every one-line status text fits."""
+    widest = max(text_width(t, px, bold) for t, bold in status_strings(view, lang))
+    return int(math.ceil(HINTING * widest)) + 2 * _pad_x(px)
+
+
+def _side_widths(view: GameView, lang: str, W: int, px: int) -> tuple[float, ...]:
+    """The side panel's widths (shares of W) wide enough for the status texts: the usual ones that are,
+    or the measured need itself when it is narrower than SIDE_MAX, or none."""
+    need = status_need(view, lang, px) / W
+    ok = tuple(s for s in SIDE_WIDTHS if s >= need)
+    if not ok and need <= SIDE_MAX:
+        ok = (math.ceil(need * 1000) / 1000,)
+    return ok
+
+
 def _candidates(view: GameView, lang: str, size: tuple[int, int], pad_rows: dict[str, tuple[list[_Row], list[_Row]]]
                 ) -> list[_Candidate]:
     W, H = size
@@ -470,7 +505,7 @@ def _candidates(view: GameView, lang: str, size: tuple[int, int], pad_rows: dict
     max_px = int(round(min_px * 1.75))
     val_ref = _value_ref(view.rules)
     out: list[_Candidate] = []
-    statuses = (0.24, 0.26, 0.32, 0.0) if W > H else (0.0,)
+    statuses = _side_widths(view, lang, W, status_px) + (0.0,) if W > H else (0.0,)
     modes = tuple(pad_rows)
     pads = {}
     for mode, (rows, pinned) in pad_rows.items():
@@ -672,7 +707,7 @@ def _pad_items(view: GameView, lang: str, c: _Candidate, page: int, rows: list[_
     n_vals = len(shown)
     label_w = int(math.ceil(HINTING * c.label_ref * px / REF_PX)) + 2 * padx
     min_val = int(math.ceil(_value_ref(view.rules) * px / REF_PX)) + 2 * padx
-    name_w = max(text_width(view.players[p].name, px, True) for p in shown) + 2 * padx
+    name_w = math.ceil(max(text_width(view.players[p].name, px, True) for p in shown)) + 2 * padx  # up: a name is never cut by rounding
     val_w = int(max(min_val, min(name_w, (col_w - label_w) / n_vals)))
     if c.mode == "focus" or label_w + n_vals * val_w > col_w:  # (rounding may take a pixel or two)
         label_w = col_w - n_vals * val_w
