@@ -194,12 +194,12 @@ def evaluate(model: str | Path, samples: list[Sample], turns: int = 4) -> dict:
 
 
 def parser() -> argparse.ArgumentParser:
-    from vision.train.train import _sources
+    from vision.train.train import source_list
 
     ap = argparse.ArgumentParser(prog="python -m vision.train.faces", description=__doc__.split("\n\n")[0])
     ap.add_argument("--renders", metavar="DIR", help="rendered training scenes (vision.train.data.render_cache), folders joined by commas")
     ap.add_argument("--data", metavar="DIR", help="the real photo folder (the dice-photos layout)")
-    ap.add_argument("--leave-out", metavar="SRC[,SRC]", type=_sources,
+    ap.add_argument("--leave-out", metavar="SRC[,SRC]", type=source_list,
                     help=f"train without these real sources (a fold model): {', '.join(SOURCES)}")
     ap.add_argument("--init", metavar="CKPT.pt", help="start from these weights")
     ap.add_argument("--out", required=True, metavar="MODEL.onnx", help="where to write the model (and .pt, .train.json)")
@@ -214,10 +214,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.train.train import _need_torch
+    from vision.train.train import need_torch
 
     args = parser().parse_args(argv)
-    _need_torch()
+    need_torch()
     train(args)
     return 0
 

@@ -27,7 +27,7 @@ from vision.train.data import SOURCES, augment, photo_samples, render_cache, ren
 MIX = {"render": 0.5, "rune55": 0.2, "webcam": 0.12, "fisheye": 0.06, "crops": 0.12}
 
 
-def _need_torch():
+def need_torch():
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -149,7 +149,7 @@ def train(args) -> dict:
     return info
 
 
-def _sources(text: str) -> str:
+def source_list(text: str) -> str:
     bad = [x for x in text.split(",") if x not in SOURCES]
     if bad:
         raise argparse.ArgumentTypeError(f"unknown source {bad[0]!r} (one of {', '.join(SOURCES)})")
@@ -164,7 +164,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--render-pool", default="train", choices=("classic", "train"),
                     help="the renderer's pool for --render-count (default %(default)s; holdout is never trained on)")
     ap.add_argument("--data", metavar="DIR", help="the real photo folder (the dice-photos layout)")
-    ap.add_argument("--leave-out", metavar="SRC[,SRC]", type=_sources,
+    ap.add_argument("--leave-out", metavar="SRC[,SRC]", type=source_list,
                     help=f"train without these real sources (a fold model): {', '.join(SOURCES)}")
     ap.add_argument("--init", metavar="CKPT.pt", help="start from these weights (a pretrained model)")
     ap.add_argument("--out", required=True, metavar="MODEL.onnx", help="where to write the model (and .pt, .train.json)")
@@ -184,6 +184,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.crop % 16:
         parser().error("--crop must be a multiple of 16")
-    _need_torch()
+    need_torch()
     train(args)
     return 0
