@@ -40,8 +40,8 @@ def _summary(ious: list[float | None], iou_target: float) -> dict[str, Any]:
     found = [v for v in ious if v is not None]
     n = len(ious)
     return {"n": n, "found": len(found), "found_share": round(len(found) / max(1, n), 4),
-            f"iou_ge_{iou_target}": sum(v >= iou_target for v in found),
-            f"iou_ge_{iou_target}_share": round(sum(v >= iou_target for v in found) / max(1, n), 4),
+            f"iou_ge_{iou_target}": int(sum(v >= iou_target for v in found)),
+            f"iou_ge_{iou_target}_share": round(int(sum(v >= iou_target for v in found)) / max(1, n), 4),
             "iou_median": round(float(np.median(found)), 4) if found else None,
             "iou_min": round(float(min(found)), 4) if found else None}
 
