@@ -69,6 +69,7 @@ class _Run:
     frame: Any = None
     factory: Any = None
     notes: list[str] = field(default_factory=list)
+    picture: Path | None = None  # where to draw the calibration on the live frame when it no longer fits
 
 
 def _fail(name: str, detail: str, fix: str) -> Check:
@@ -311,6 +312,15 @@ def check_calibration(cfg: Config, probe: Probe, run: _Run) -> Check:
         problem = check_frame(run.frame, cal)
     except Exception as e:  # noqa: BLE001
         problem = _first_line(e)
+    if problem and run.picture is not None:
+        import cv2
+
+        from calibration.draw import draw
+
+        if cv2.imwrite(str(run.picture), draw(run.frame, cal, f"calibrated floor on the live frame: {problem}")):
+            problem += f" (drawn in {run.picture})"
+        else:
+            problem += f" (cannot write {run.picture})"
     if problem:
         return _fail("calibration", f"{detail}; live frame: {problem}",
                      "empty the tray and put it back under the camera; if the camera moved, " + fix_new)
@@ -375,15 +385,17 @@ _FUNCS: dict[str, Callable[[Config, Probe, _Run], Check]] = {
 }
 
 
-def run_checks(config_path: str | Path | None, only: Iterable[str] = (), probe: Probe = Probe()) -> list[Check]:
-    """Run the checks (all, or ``only``); a config that does not load fails the run at once."""
+def run_checks(config_path: str | Path | None, only: Iterable[str] = (), probe: Probe = Probe(),
+               picture: str | Path | None = None) -> list[Check]:
+    """Run the checks (all, or ``only``); a config that does not load fails the run at once. ``picture``: a PNG
+    path where the calibration check draws the profile on the live frame when the camera or tray moved."""
     names = [n for n in CHECKS if not only or n in set(only)]
     try:
         cfg = config_mod.load(config_path)
     except ConfigError as e:
         return [_fail("config", str(e), "fix that key in the config file (every key: /etc/yatzycam/config.example.toml)")]
     out = [Check("config", True, str(cfg.source or "defaults (no config file)"))] if "config" in names else []
-    run = _Run()
+    run = _Run(picture=Path(picture) if picture is not None else None)
     for name in names:
         if name == "config":
             continue

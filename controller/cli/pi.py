@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", help="the config file (default: /etc/yatzycam/config.toml if it exists)")
     p.add_argument("--json", action="store_true", help="one JSON object: ok, checks [{name, ok, detail, fix}]")
     p.add_argument("--only", metavar="CHECK", action="append", choices=CHECKS, help=f"run only this check (repeatable): {', '.join(CHECKS)}")
+    p.add_argument("--picture", metavar="PNG", help="when the calibration no longer fits the live frame (camera or "
+                   "tray moved), draw the calibrated floor and keep zone on the live frame here")
     p.set_defaults(func=cmd_doctor)
 
     c = sub.add_parser(
@@ -56,7 +58,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from controller.doctor import report, run_checks
 
     _lgpio_dir()
-    checks = run_checks(_config_path(args), args.only or ())
+    checks = run_checks(_config_path(args), args.only or (), picture=args.picture)
     ok = all(c.ok for c in checks)
     if args.json:
         print(json.dumps({"ok": ok, "checks": [c.as_dict() for c in checks]}))
