@@ -67,6 +67,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+HOLD_S = 1.0  # calibrate-live: a press of the throw button this long or longer is a hold (take the whole frame)
+
+
 def cmd_calibrate_live(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
@@ -102,9 +105,38 @@ def cmd_calibrate_live(args: argparse.Namespace) -> int:
             button.wait_for_press()
             button.wait_for_release()
 
+    def show_frame(frame, text: str) -> None:
+        """The found floor drawn on the empty frame: written next to the throws' pictures, said in words."""
+        import cv2
+
+        cfg.paths.images.mkdir(parents=True, exist_ok=True)
+        pic = cfg.paths.images / "calibration-floor.png"
+        cv2.imwrite(str(pic), frame)
+        print(f"{text} (picture: {pic})", flush=True)
+
+    if args.keyboard:
+
+        def wait_choice() -> str:
+            print("Enter: accept; h then Enter: the whole frame", flush=True)
+            line = sys.stdin.readline()
+            if line == "":
+                raise CalibrationFailed("no more input on stdin (press Enter at each step)")
+            return "hold" if line.strip().lower() in ("h", "hold") else "press"
+
+    else:
+
+        def wait_choice() -> str:
+            import time
+
+            button.wait_for_press()
+            t0 = time.monotonic()
+            button.wait_for_release()
+            return "hold" if time.monotonic() - t0 >= HOLD_S else "press"
+
     source = C.open_camera(cfg)
     try:
-        out = calibrate_live(source, wait_press, show, Path(args.out) if args.out else cfg.paths.calibration, n_dice, cfg.paths.images)
+        out = calibrate_live(source, wait_press, show, Path(args.out) if args.out else cfg.paths.calibration, n_dice,
+                             cfg.paths.images, show_frame=show_frame, wait_choice=wait_choice)
     finally:
         source.close()
         if button is not None:
