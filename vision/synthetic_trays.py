@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision import synthetic as S
-from vision.synthetic_pools import _random_colour, random_surface
+from vision.synthetic_pools import random_surface
 
 SHAPES = ("rect", "rounded", "round", "hex", "oct")
 RIMS = ("darker", "lighter", "same")
@@ -42,7 +42,14 @@ def tray_polygon(shape: str, center, half_w: float, half_h: float, angle_deg: fl
         raise ValueError(f"unknown tray shape {shape!r} ({', '.join(SHAPES)})")
     t = math.radians(angle_deg)
     rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-    return S._ccw(pts @ rot.T + np.asarray(center, np.float64))
+    return _ccw(pts @ rot.T + np.asarray(center, np.float64))
+
+
+def _ccw(poly: np.ndarray) -> np.ndarray:
+    """The polygon's vertices in the renderer's order (positive shoelace area in image coordinates)."""
+    x, y = poly[:, 0], poly[:, 1]
+    area = float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+    return poly if area > 0 else poly[::-1]
 
 
 def _bgr(c) -> tuple[int, int, int]:
