@@ -26,16 +26,21 @@ def _frame(frame: np.ndarray, what: str) -> np.ndarray:
 
 
 def calibrate(empty_frame: np.ndarray, reference_frame: np.ndarray | None = None, n_dice: int | None = None,
-              keep_zone: Poly | None = None, auto_keep_zone: bool = True) -> Calibration:
-    """A Calibration from an empty-tray frame and, optionally, a frame of `n_dice` dice lying flat."""
+              keep_zone: Poly | None = None, auto_keep_zone: bool = True, floor: Poly | None = None) -> Calibration:
+    """A Calibration from an empty-tray frame and, optionally, a frame of `n_dice` dice lying flat.
+    `floor`: the floor given by hand (frame pixels), taken as it is instead of looked for."""
     _frame(empty_frame, "empty frame")
     if empty_frame.ndim == 2:
         empty_frame = cv2.cvtColor(empty_frame, cv2.COLOR_GRAY2BGR)
     h, w = empty_frame.shape[:2]
-    try:
-        floor = tray.find_floor(empty_frame)
-    except tray.TrayError as e:
-        raise CalibrationError(f"empty frame: {e}") from None
+    given = floor is not None
+    if given:
+        floor = _given_floor(floor, (w, h))
+    else:
+        try:
+            floor = tray.find_floor(empty_frame)
+        except tray.TrayError as e:
+            raise CalibrationError(f"empty frame: {e}") from None
     if keep_zone is None and auto_keep_zone:
         keep_zone = tray.find_keep_zone(empty_frame, floor)
     small = cv2.resize(empty_frame, (320, max(8, round(h * 320 / w))), interpolation=cv2.INTER_AREA)
@@ -51,12 +56,26 @@ def calibrate(empty_frame: np.ndarray, reference_frame: np.ndarray | None = None
         if die is None:
             raise CalibrationError("reference frame: fewer than half the dice read clearly, at one size"
                                    + (f" (of {n_dice})" if n_dice else "") + " (flat, apart, in the light?)")
-        floor = _floor_with_reference(gray, Calibration((w, h), floor, keep_zone, die, n_dice), n_dice)
+        if not given:  # a floor given by hand is the player's word
+            floor = _floor_with_reference(gray, Calibration((w, h), floor, keep_zone, die, n_dice), n_dice)
     cal = Calibration((w, h), floor, keep_zone, die, n_dice, empty_png)
     if empty_png is not None:  # the decoded image is the one it was made from (PNG is lossless)
         small.setflags(write=False)
         object.__setattr__(cal, "_empty_decoded", small)
     return cal
+
+
+def _given_floor(floor: Poly, size: tuple[int, int]) -> Poly:
+    """A floor given by hand, checked: three or more corners, inside the frame, not a sliver."""
+    w, h = size
+    pts = np.asarray(floor, np.float64).reshape(-1, 2)
+    if len(pts) < 3:
+        raise CalibrationError("--floor: a floor needs three or more corners")
+    if pts[:, 0].min() < -0.5 or pts[:, 1].min() < -0.5 or pts[:, 0].max() > w - 0.5 or pts[:, 1].max() > h - 0.5:
+        raise CalibrationError(f"--floor: a corner lies outside the {w}x{h} frame")
+    if abs(cv2.contourArea(pts.astype(np.float32))) < 0.02 * w * h:
+        raise CalibrationError("--floor: the polygon covers under 2% of the frame (corners in order?)")
+    return tuple((float(x), float(y)) for x, y in pts)
 
 
 def _floor_with_reference(gray: np.ndarray, cal: Calibration, n_dice: int | None) -> Poly:

@@ -69,6 +69,7 @@ class _Run:
     frame: Any = None
     factory: Any = None
     notes: list[str] = field(default_factory=list)
+    picture: Path | None = None  # where to draw the calibration on the live frame when it no longer fits
 
 
 def _fail(name: str, detail: str, fix: str) -> Check:
@@ -311,6 +312,15 @@ def check_calibration(cfg: Config, probe: Probe, run: _Run) -> Check:
         problem = check_frame(run.frame, cal)
     except Exception as e:  # noqa: BLE001
         problem = _first_line(e)
+    if problem and run.picture is not None:
+        import cv2
+
+        from calibration.draw import draw
+
+        if cv2.imwrite(str(run.picture), draw(run.frame, cal, f"calibrated floor on the live frame: {problem}")):
+            problem += f" (drawn in {run.picture})"
+        else:
+            problem += f" (cannot write {run.picture})"
     if problem:
         return _fail("calibration", f"{detail}; live frame: {problem}",
                      "empty the tray and put it back under the camera; if the camera moved, " + fix_new)
@@ -375,15 +385,17 @@ _FUNCS: dict[str, Callable[[Config, Probe, _Run], Check]] = {
 }
 
 
-def run_checks(config_path: str | Path | None, only: Iterable[str] = (), probe: Probe = Probe()) -> list[Check]:
-    """Run the checks (all, or ``only``); a config that does not load fails the run at once."""
+def run_checks(config_path: str | Path | None, only: Iterable[str] = (), probe: Probe = Probe(),
+               picture: str | Path | None = None) -> list[Check]:
+    """Run the checks (all, or ``only``); a config that does not load fails the run at once. ``picture``: a PNG
+    path where the calibration check draws the profile on the live frame when the camera or tray moved."""
     names = [n for n in CHECKS if not only or n in set(only)]
     try:
         cfg = config_mod.load(config_path)
     except ConfigError as e:
         return [_fail("config", str(e), "fix that key in the config file (every key: /etc/yatzycam/config.example.toml)")]
     out = [Check("config", True, str(cfg.source or "defaults (no config file)"))] if "config" in names else []
-    run = _Run()
+    run = _Run(picture=Path(picture) if picture is not None else None)
     for name in names:
         if name == "config":
             continue
@@ -418,14 +430,45 @@ Calibrator = Callable[[Path, "Path | None", int, Path], None]  # empty.png, refe
 Verifier = Callable[[Path, Path, int], "str | None"]  # calibration, reference.png, n_dice -> problem or None
 
 
-def default_calibrator(empty: Path, reference: Path | None, n_dice: int, out: Path) -> None:
-    """The calibration part's own code: ``calibration.calibrate`` then ``calibration.save``."""
+def default_calibrator(empty: Path, reference: Path | None, n_dice: int, out: Path, whole_frame: bool = False) -> None:
+    """The calibration part's own code: ``calibration.calibrate`` then ``calibration.save`` (``whole_frame``:
+    the whole frame less a margin is the floor, as the player chose)."""
     import cv2
 
     from calibration import calibrate, save
+    from vision.tray import whole_frame as whole
 
+    img = cv2.imread(str(empty))
     ref = cv2.imread(str(reference)) if reference is not None else None
-    save(calibrate(cv2.imread(str(empty)), ref, n_dice if ref is not None else None), out)
+    floor = whole((img.shape[1], img.shape[0])) if whole_frame and img is not None else None
+    save(calibrate(img, ref, n_dice if ref is not None else None, floor=floor), out)
+
+
+def _preview_floor(source: Any, empty: Any, show: Callable[[str], Any], show_frame: Callable[[Any, str], Any],
+                   wait_choice: Callable[[], str], frames: int, tries: int = 5):
+    """Show the floor found in the empty frame and let the player take it (press) or the whole frame (hold):
+    (the empty frame, None for the found floor or "whole"). A frame with no floor found is taken again on a
+    press, up to `tries` times (then CalibrationFailed)."""
+    from calibration.draw import draw
+    from calibration.profile import Calibration
+    from vision import tray
+
+    for _ in range(tries):
+        h, w = empty.shape[:2]
+        try:
+            floor = tray.find_floor(empty)
+        except tray.TrayError as e:
+            show_frame(empty, f"No tray floor found ({e}). Press THROW to try again, hold it to use the whole frame")
+            if wait_choice() == "hold":
+                return empty, "whole"
+            empty = grab(source, frames)
+            continue
+        keep = tray.find_keep_zone(empty, floor)
+        show_frame(draw(empty, Calibration((w, h), floor, keep)),
+                   "Tray floor found (green). Press THROW to accept it, hold it to use the whole frame")
+        return empty, ("whole" if wait_choice() == "hold" else None)
+    show("Calibration failed: no tray floor found; the old calibration is kept. Try again.")
+    raise CalibrationFailed(f"no tray floor found in {tries} empty frames (try calibrate --floor or --whole-frame)")
 
 
 def default_verifier(calibration: Path, reference: Path, n_dice: int) -> str | None:
@@ -469,6 +512,8 @@ def calibrate_live(
     calibrate: Calibrator = default_calibrator,
     verify: Verifier | None = default_verifier,
     frames: int = 3,
+    show_frame: Callable[[Any, str], Any] | None = None,
+    wait_choice: Callable[[], str] | None = None,
 ) -> Path:
     """Guided calibration from a live FrameSource: empty tray, press; N dice flat, press.
 
@@ -477,12 +522,19 @@ def calibrate_live(
     written next to ``out`` and moved over it only when it works (the reference
     throw reads as N dice), so a failed attempt keeps the old calibration.
     Raises :class:`CalibrationFailed` (after showing why).
+
+    With ``show_frame(frame, text)`` and ``wait_choice()`` ("press" or "hold"): the floor found in the empty
+    frame is drawn on the screen; a press accepts it, a hold takes the whole frame as the floor. When no
+    floor is found that is said in words, and a press tries again, a hold takes the whole frame.
     """
     import cv2
 
     show("Calibration 1/2: empty the tray, then press the button")
     wait_press()
     empty = grab(source, frames)
+    floor_choice = None
+    if show_frame is not None and wait_choice is not None:
+        empty, floor_choice = _preview_floor(source, empty, show, show_frame, wait_choice, frames)
     show(f"Calibration 2/2: put {n_dice} dice flat on the tray, apart, then press the button")
     wait_press()
     reference = grab(source, frames)
@@ -494,7 +546,10 @@ def calibrate_live(
     out.parent.mkdir(parents=True, exist_ok=True)
     new = out.with_name(out.name + ".new")
     try:
-        calibrate(empty_png, ref_png, n_dice, new)
+        if floor_choice == "whole":
+            calibrate(empty_png, ref_png, n_dice, new, whole_frame=True)
+        else:
+            calibrate(empty_png, ref_png, n_dice, new)
         problem = verify(new, ref_png, n_dice) if verify else None
         if problem:
             raise CalibrationFailed(problem)

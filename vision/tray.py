@@ -75,9 +75,44 @@ def _edges(bgr: np.ndarray) -> np.ndarray:
     return np.sqrt(mag)
 
 
+WHOLE_SIDES = 3  # a floor region touching this many frame edges: no rim in view, the whole frame is the floor
+WHOLE_FRAC = 0.9  # ... and one filling more than this share of the frame
+MARGIN = 0.01  # the whole frame less this share of its size at each edge
+EDGE_PX = 2  # working pixels from a frame edge that count as touching it
+
+
+def whole_frame(size: tuple[int, int], margin: float = MARGIN) -> Poly:
+    """The whole frame less `margin` of its width and height at each edge: the floor when no rim shows."""
+    w, h = size
+    mx, my = margin * (w - 1), margin * (h - 1)
+    return ((mx, my), (w - 1 - mx, my), (w - 1 - mx, h - 1 - my), (mx, h - 1 - my))
+
+
+def _sides_touched(pts: np.ndarray, w: int, h: int) -> int:
+    """How many of the frame's four edges the points reach (within EDGE_PX)."""
+    x, y = pts[:, 0], pts[:, 1]
+    return int(x.min() <= EDGE_PX) + int(y.min() <= EDGE_PX) + int(x.max() >= w - 1 - EDGE_PX) + int(y.max() >= h - 1 - EDGE_PX)
+
+
+def _clip(poly: Poly, size: tuple[int, int]) -> Poly:
+    w, h = size
+    return tuple((float(min(max(x, 0.0), w - 1.0)), float(min(max(y, 0.0), h - 1.0))) for x, y in poly)
+
+
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
-    """The tray floor polygon (image pixels) from a frame of the empty tray."""
+    """The tray floor polygon (image pixels) from a frame of the empty tray. A floor that runs off the
+    frame is cut at its edges; one that reaches three or four of them (no rim in view) is the whole
+    frame less a margin (`whole_frame`)."""
+    h, w = empty_bgr.shape[:2]
     rough, higher = _rough_cascade(empty_bgr, work_width, grow_px)
+    if rough == whole_frame((w, h)):
+        return rough
+    if _sides_touched(np.asarray(rough), w, h) > 0:
+        # a tray cut by the frame: refined where it meets a wall, cut at the frame's edges
+        out = _refine(empty_bgr, rough)
+        for _ in range(PASSES - 1):
+            out = _refine(empty_bgr, out)
+        return _clip(out, (w, h))
     out = _refine(empty_bgr, rough)
     if out is rough and higher is not None and _shade_ring(empty_bgr, rough, higher, work_width):
         # no wall foot anywhere near the lower threshold's outline, and what the higher one adds is the felt's
@@ -233,8 +268,10 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6,
     hull = cv2.convexHull(c)
     frac = cv2.contourArea(hull) / float(sw * sh)
     touches = hull[:, 0, 0].min() <= 1 or hull[:, 0, 1].min() <= 1 or hull[:, 0, 0].max() >= sw - 2 or hull[:, 0, 1].max() >= sh - 2
-    if frac < 0.08 or frac > 0.95 or (touches and frac > 0.8):
+    if frac < 0.08:
         raise TrayError(f"no clear tray floor in the empty frame (found {frac:.0%} of the frame)")
+    if frac > WHOLE_FRAC and _sides_touched(hull[:, 0, :], sw, sh) >= WHOLE_SIDES:
+        return whole_frame((w, h))  # no rim in view: the floor runs off the frame
     # the edge band eats ~1.5 px of the small frame; give it back
     hull = hull.astype(np.float32)
     m = cv2.moments(hull)

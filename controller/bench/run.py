@@ -18,6 +18,7 @@ SECTIONS: dict[str, str] = {
     "screen": "controller.bench.screen:bench",
     "app": "controller.bench.app:bench",
     "advisor": "controller.bench.advisor:bench",
+    "calibration": "calibration.bench:bench",
 }
 
 

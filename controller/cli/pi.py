@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", metavar="FILE", help="the config file (default: /etc/yatzycam/config.toml if it exists)")
     p.add_argument("--json", action="store_true", help="one JSON object: ok, checks [{name, ok, detail, fix}]")
     p.add_argument("--only", metavar="CHECK", action="append", choices=CHECKS, help=f"run only this check (repeatable): {', '.join(CHECKS)}")
+    p.add_argument("--picture", metavar="PNG", help="when the calibration no longer fits the live frame (camera or "
+                   "tray moved), draw the calibrated floor and keep zone on the live frame here")
     p.set_defaults(func=cmd_doctor)
 
     c = sub.add_parser(
@@ -56,13 +58,16 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from controller.doctor import report, run_checks
 
     _lgpio_dir()
-    checks = run_checks(_config_path(args), args.only or ())
+    checks = run_checks(_config_path(args), args.only or (), picture=args.picture)
     ok = all(c.ok for c in checks)
     if args.json:
         print(json.dumps({"ok": ok, "checks": [c.as_dict() for c in checks]}))
     else:
         print(report(checks))
     return 0 if ok else 1
+
+
+HOLD_S = 1.0  # calibrate-live: a press of the throw button this long or longer is a hold (take the whole frame)
 
 
 def cmd_calibrate_live(args: argparse.Namespace) -> int:
@@ -100,9 +105,38 @@ def cmd_calibrate_live(args: argparse.Namespace) -> int:
             button.wait_for_press()
             button.wait_for_release()
 
+    def show_frame(frame, text: str) -> None:
+        """The found floor drawn on the empty frame: written next to the throws' pictures, said in words."""
+        import cv2
+
+        cfg.paths.images.mkdir(parents=True, exist_ok=True)
+        pic = cfg.paths.images / "calibration-floor.png"
+        cv2.imwrite(str(pic), frame)
+        print(f"{text} (picture: {pic})", flush=True)
+
+    if args.keyboard:
+
+        def wait_choice() -> str:
+            print("Enter: accept; h then Enter: the whole frame", flush=True)
+            line = sys.stdin.readline()
+            if line == "":
+                raise CalibrationFailed("no more input on stdin (press Enter at each step)")
+            return "hold" if line.strip().lower() in ("h", "hold") else "press"
+
+    else:
+
+        def wait_choice() -> str:
+            import time
+
+            button.wait_for_press()
+            t0 = time.monotonic()
+            button.wait_for_release()
+            return "hold" if time.monotonic() - t0 >= HOLD_S else "press"
+
     source = C.open_camera(cfg)
     try:
-        out = calibrate_live(source, wait_press, show, Path(args.out) if args.out else cfg.paths.calibration, n_dice, cfg.paths.images)
+        out = calibrate_live(source, wait_press, show, Path(args.out) if args.out else cfg.paths.calibration, n_dice,
+                             cfg.paths.images, show_frame=show_frame, wait_choice=wait_choice)
     finally:
         source.close()
         if button is not None:

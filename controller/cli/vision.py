@@ -21,7 +21,7 @@ def _poly_arg(text: str) -> tuple[tuple[float, float], ...]:
         x0, y0, x1, y1 = v
         v = [x0, y0, x1, y0, x1, y1, x0, y1]
     if len(v) < 6 or len(v) % 2:
-        raise argparse.ArgumentTypeError("a keep zone is X0,Y0,X1,Y1 (a rectangle) or three or more X,Y corners")
+        raise argparse.ArgumentTypeError("a polygon is X0,Y0,X1,Y1 (a rectangle) or three or more X,Y corners")
     return tuple((v[i], v[i + 1]) for i in range(0, len(v), 2))
 
 
@@ -45,8 +45,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--keep-zone", type=_poly_arg, metavar="X0,Y0,X1,Y1",
                    help="where set-aside dice may lie outside the tray (default: found automatically when marked)")
     c.add_argument("--no-keep-zone", action="store_true", help="no keep zone: every die outside the tray is off the tray")
+    fl = c.add_mutually_exclusive_group()
+    fl.add_argument("--floor", type=_poly_arg, metavar="X0,Y0,X1,Y1,...",
+                    help="the tray floor by hand (frame pixels; a rectangle or three or more corners): not looked for")
+    fl.add_argument("--whole-frame", action="store_true", help="the whole frame (less a 1%% margin) is the floor")
     c.add_argument("--out", required=True, metavar="CAL.json", help="where to write the profile")
     c.set_defaults(func=cmd_calibrate)
+
+    sc = sub.add_parser("show-calibration", help="draw a calibration profile on a frame (floor, keep zone, die size)",
+                        description="Draw what a profile learnt on a frame: the tray floor (green), the keep zone "
+                                    "(yellow) and a die's top face at the measured size (cyan).")
+    sc.add_argument("calibration", metavar="CAL.json")
+    sc.add_argument("image", metavar="IMG", help="a frame from the camera (e.g. the empty tray)")
+    sc.add_argument("--out", required=True, metavar="PNG", help="where to write the drawing")
+    sc.set_defaults(func=cmd_show_calibration)
 
     r = sub.add_parser("read", help="read the dice in images: faces, or throw again with the reason",
                        description="Read every die in each image. Without a calibration: any top-down photo of dice "
@@ -69,13 +81,36 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         ref = load_image(args.reference) if args.reference else None
     except FrameError as e:
         raise CalibrationError(str(e)) from None
+    floor = args.floor
+    if args.whole_frame:
+        from vision.tray import whole_frame
+
+        floor = whole_frame((empty.shape[1], empty.shape[0]))
     cal = calibrate(empty, ref, args.dice if ref is not None else None,
-                    keep_zone=args.keep_zone, auto_keep_zone=not args.no_keep_zone)
+                    keep_zone=args.keep_zone, auto_keep_zone=not args.no_keep_zone, floor=floor)
     save(cal, args.out)
     w, h = cal.image_size
     size = f", die top face about {cal.die_px:.0f} px" if cal.die_px else ", die size: measured in each frame (no reference)"
     keep = f", keep zone with {len(cal.keep_zone)} corners" if cal.keep_zone else ", no keep zone"
     print(f"{args.out}: {w}x{h}, tray floor with {len(cal.floor)} corners{size}{keep}")
+    return 0
+
+
+def cmd_show_calibration(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration import CalibrationError, load
+    from calibration.draw import describe, draw
+    from vision.reader import FrameError, load_image
+
+    cal = load(args.calibration)
+    try:
+        frame = load_image(args.image)
+    except FrameError as e:
+        raise CalibrationError(str(e)) from None
+    if not cv2.imwrite(args.out, draw(frame, cal)):
+        raise CalibrationError(f"{args.out}: cannot write the picture (a .png path in a folder that exists?)")
+    print(f"{args.out}: {describe(cal)}")
     return 0
 
 

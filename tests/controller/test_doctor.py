@@ -279,6 +279,12 @@ def test_live_frame_still_shows_the_calibrated_tray(pi):
         cv2.imwrite(str(f), moved)
     c = checks_by_name(pi["config"], probe, ["camera", "calibration"])["calibration"]
     assert not c.ok and "live frame:" in c.detail and "calibrate" in c.fix, c
+    # --picture: the calibrated floor drawn on the live frame (the tray beside it)
+    pic = pi["tmp"] / "moved.png"
+    c = {x.name: x for x in run_checks(pi["config"], ["camera", "calibration"], probe, picture=pic)}["calibration"]
+    assert not c.ok and f"drawn in {pic}" in c.detail
+    drawn = cv2.imread(str(pic))
+    assert drawn.shape == moved.shape and not np.array_equal(drawn, moved)
     # without the camera check there is no live frame: said so, not silently passed over
     c = checks_by_name(pi["config"], probe, ["calibration"])["calibration"]
     assert c.ok and "no live frame" in c.detail

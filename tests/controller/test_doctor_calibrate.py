@@ -133,11 +133,12 @@ def test_cli_keyboard_needs_a_press_per_step(tmp_path, frames, monkeypatch, caps
 
     cfg = cli_config(tmp_path, camera_folder(tmp_path, frames))
     (tmp_path / "cal.json").write_text("old")
-    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))  # one press, then the input ends
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n"))  # a press, the found floor accepted, then the input ends
     code = main(["calibrate-live", "--config", str(cfg), "--keyboard"])
     out, err = capsys.readouterr()
     assert code == 2 and "no more input on stdin" in err
     assert "Calibration 1/2: empty the tray" in out and "Calibration 2/2: put 5 dice" in out
+    assert "Tray floor found (green)" in out and "calibration-floor.png" in out
     assert (tmp_path / "cal.json").read_text() == "old"
     code = main(["calibrate-live", "--config", str(cfg), "--keyboard", "--dice", "0"])
     assert code == 2 and "use 1..12 dice" in capsys.readouterr().err
@@ -165,7 +166,7 @@ def test_cli_end_to_end_with_the_real_calibration(tmp_path, monkeypatch, capsys)
     except CalibrationError as e:
         expected = str(e)
     cfg = cli_config(tmp_path, camera_folder(tmp_path, (empty, ref)))
-    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n\n"))  # empty tray, the found floor accepted, the dice
     code = main(["calibrate-live", "--config", str(cfg), "--keyboard"])
     out, err = capsys.readouterr()
     if expected is None:
@@ -177,3 +178,43 @@ def test_cli_end_to_end_with_the_real_calibration(tmp_path, monkeypatch, capsys)
     else:
         assert code == 2 and expected in err and "no calibration yet" in err
         assert "Calibration failed: " in out and not (tmp_path / "cal.json").exists()
+
+
+@pytest.mark.parametrize("choice", ["press", "hold"])
+def test_the_found_floor_is_shown_and_the_player_takes_it_or_the_whole_frame(tmp_path, frames, choice):
+    """calibrate_live with a screen: the empty frame with the found floor drawn; THROW accepts it, a hold
+    takes the whole frame (the real calibrator)."""
+    from calibration import load
+    from vision.tray import whole_frame
+
+    src = FolderSource(camera_folder(tmp_path, frames))
+    ui = Recorder(src)
+    shown = []
+    out = tmp_path / "cal.json"
+    calibrate_live(src, ui.press, ui.show, out, 5, tmp_path / "throws", verify=None,
+                   show_frame=lambda img, text: shown.append((img, text)), wait_choice=lambda: choice)
+    assert len(shown) == 1 and "Tray floor found" in shown[0][1] and "hold" in shown[0][1]
+    assert shown[0][0].shape == frames[0].shape and not np.array_equal(shown[0][0], frames[0])
+    cal = load(out)
+    if choice == "hold":
+        assert np.allclose(cal.floor, whole_frame((640, 480)), atol=0.01)
+    else:
+        assert len(cal.floor) != 4 or not np.allclose(cal.floor, whole_frame((640, 480)), atol=1)
+
+
+def test_no_floor_found_is_said_in_words_and_a_hold_takes_the_whole_frame(tmp_path, frames, monkeypatch):
+    from calibration import load
+    from vision import tray
+
+    def nothing(img, *a, **k):
+        raise tray.TrayError("no clear tray floor in the empty frame (found 3% of the frame)")
+
+    monkeypatch.setattr(tray, "find_floor", nothing)
+    src = FolderSource(camera_folder(tmp_path, frames))
+    ui = Recorder(src)
+    shown = []
+    out = tmp_path / "cal.json"
+    calibrate_live(src, ui.press, ui.show, out, 5, tmp_path / "throws", verify=None,
+                   show_frame=lambda img, text: shown.append(text), wait_choice=lambda: "hold")
+    assert shown and shown[0].startswith("No tray floor found (no clear tray floor")
+    assert np.allclose(load(out).floor, tray.whole_frame((640, 480)), atol=0.01)

@@ -1,0 +1,100 @@
+"""The tray floor on trays that fill the frame, on frames of floor only and on real frames (dice painted
+out, floors drawn by hand); the floor given by hand; the profile drawn on a frame."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import calibrate, load
+from calibration.bench import REAL, real
+from calibration.draw import draw
+from controller.cli.main import main
+from vision import synthetic as S
+from vision import tray
+from vision.synthetic_trays import KINDS, random_tray, true_floor
+
+
+def test_random_tray_kinds_and_truth():
+    seen = set()
+    for seed in range(40):
+        sc = random_tray(np.random.default_rng(seed))
+        seen.add(sc.tray.shape)
+        w, h = sc.size
+        tf = np.array(true_floor(sc))
+        assert tf[:, 0].min() >= -1e-6 and tf[:, 0].max() <= w - 1 + 1e-6 and tf[:, 1].min() >= -1e-6 and tf[:, 1].max() <= h - 1 + 1e-6
+        frac = tray.mask(tuple(map(tuple, tf)), (w, h)).mean()
+        assert 0.27 <= frac <= 1.0
+    assert seen == {"rect", "rounded", "round", "hex", "oct"}
+    with pytest.raises(ValueError):
+        random_tray(np.random.default_rng(0), "triangle-same")
+    assert "floor" in KINDS and "oct-lighter" in KINDS
+
+
+@pytest.mark.parametrize("kind,seed", [("floor", 2_000_001), ("round-lighter", 2_000_002), ("rect-same", 2_000_003)])
+def test_floor_found_on_renders(kind, seed):
+    sc = random_tray(np.random.default_rng(seed), kind)
+    img = S.render(sc)
+    found = tray.find_floor(img)
+    assert tray.iou(found, true_floor(sc), sc.size) >= 0.9
+    if kind == "floor":
+        assert found == tray.whole_frame(sc.size)
+
+
+def test_real_frames_found_with_their_hand_drawn_floors():
+    """33 real frames: every floor found; IoU >= 0.9 with the hand-drawn floor on at least 32 (measured:
+    32 of 33, the worst 0.88, a round opening whose painted-out die pulled the dark surround in)."""
+    r = real(REAL)
+    assert r["n"] >= 30 and r["found"] == r["n"]
+    assert r["iou_ge_0.9"] >= r["n"] - 1 and r["iou_min"] >= 0.85
+
+
+def test_floor_by_hand_and_whole_frame(tmp_path: Path, capsys):
+    name = "webcam-dice_1.jpg"
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), cv2.imread(str(REAL / name)))
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "--empty", str(empty), "--floor", "20,30,600,30,600,450,20,450", "--out", str(out)]) == 0
+    assert load(out).floor == ((20.0, 30.0), (600.0, 30.0), (600.0, 450.0), (20.0, 450.0))
+    before = out.read_bytes()
+    # a polygon off the frame, or a sliver: one line, exit 2, the old profile left in place
+    for bad in ("20,30,900,30,600,450", "10,10,12,10,12,12"):
+        assert main(["calibrate", "--empty", str(empty), "--floor", bad, "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--floor" in err[0]
+        assert out.read_bytes() == before
+    assert main(["calibrate", "--empty", str(empty), "--whole-frame", "--out", str(out)]) == 0
+    assert np.allclose(load(out).floor, tray.whole_frame((640, 480)), atol=0.01)
+    # the drawing: written, the floor's outline in green where the polygon runs
+    pic = tmp_path / "show.png"
+    assert main(["show-calibration", str(out), str(empty), "--out", str(pic)]) == 0
+    img = cv2.imread(str(pic))
+    assert img.shape == (480, 640, 3)
+    x0, y0 = (round(v) for v in tray.whole_frame((640, 480))[0])
+    assert img[240, x0, 1] > 150 and img[240, x0, 1] > img[240, x0, 2] + 60  # the left side is green
+    assert main(["show-calibration", str(out), str(tmp_path / "gone.png"), "--out", str(pic)]) == 2
+
+
+def test_calibrate_takes_a_given_floor_and_draws_it():
+    sc = random_tray(np.random.default_rng(2_000_010), "hex-darker")
+    img = S.render(sc)
+    floor = true_floor(sc)
+    cal = calibrate(img, floor=floor, auto_keep_zone=False)
+    assert cal.floor == floor
+    pic = draw(img, cal)
+    assert pic.shape == img.shape and not np.array_equal(pic, img)
+    with pytest.raises(Exception) as e:
+        calibrate(img, floor=((0.0, 0.0), (1.0, 0.0)))
+    assert getattr(e.value, "user_error", False)
+
+
+def test_floors_index_is_complete():
+    rows = json.loads((REAL / "floors.json").read_text())
+    files = sorted(p.name for p in REAL.glob("*.jpg"))
+    assert sorted(rows) == files and len(files) >= 30
+    for r in rows.values():
+        assert len(r["floor"]) >= 4 and r["source"] in ("rune55", "webcam", "fisheye")
