@@ -14,6 +14,8 @@ reported with its path and never written to.
 from __future__ import annotations
 
 import csv
+import errno
+import fcntl
 import io
 import json
 import os
@@ -54,9 +56,19 @@ CREATE INDEX games_status ON games(status, id);
 
 
 class StoreError(Exception):
-    """The database cannot be used (corrupt, foreign, unwritable) or has no such game."""
+    """The database cannot be used (corrupt, foreign, unwritable) or has no such game.
+
+    ``retry``: the failure may pass (a full disk, a busy database, an I/O error): a writer may try
+    the same write again."""
 
     user_error = True
+
+    def __init__(self, msg: str, retry: bool = False) -> None:
+        super().__init__(msg)
+        self.retry = retry
+
+
+TRANSIENT = ("full", "locked", "busy", "disk i/o")  # sqlite3 messages of a write that may succeed later
 
 
 def default_db_path(env: Mapping[str, str] | None = None) -> Path:
@@ -68,6 +80,62 @@ def default_db_path(env: Mapping[str, str] | None = None) -> Path:
     xdg = env.get("XDG_DATA_HOME", "")
     base = Path(xdg) if xdg else Path(env.get("HOME") or Path.home()) / ".local" / "share"
     return base / "yatzycam" / "yatzycam.sqlite"
+
+
+class InUseError(StoreError):
+    """Another appliance process holds the database (exit 2: it may end, and systemd retries)."""
+
+
+class DbLock:
+    """One appliance per database: ``fcntl.flock`` on ``<db>.lock`` beside it, held until
+    :meth:`release` (or the process ends: the kernel drops the lock with the last descriptor,
+    so a killed process never leaves a stale lock). The file holds the holder's pid and command.
+
+    ``play``, ``demo`` and ``calibrate-live`` take it; ``replay``, ``history`` and ``export``
+    only read and never need it.
+    """
+
+    def __init__(self, db_path: str | Path, what: str = "play") -> None:
+        db = Path(db_path)
+        self.path = db.with_name(db.name + ".lock")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+        except OSError as e:
+            raise StoreError(f"{self.path}: cannot make the lock beside the database: {e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            holder = _lock_holder(fd)
+            os.close(fd)
+            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise InUseError(
+                    f"{db}: in use by another yatzycam{holder}; only one game runs on a database "
+                    "(stop the other first, e.g. sudo systemctl stop yatzycam)"
+                ) from None
+            raise StoreError(f"{self.path}: cannot lock: {e.strerror or e}") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()} {what}\n".encode())
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # (the file stays: removing it would race a process that just opened it)
+            self._fd = None
+
+    def __enter__(self) -> DbLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _lock_holder(fd: int) -> str:
+    try:
+        pid, _, what = os.pread(fd, 200, 0).decode("ascii").strip().partition(" ")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return f" (pid {pid}: {what})" if pid.isdigit() and what.replace("-", "").isalpha() else ""
 
 
 def _now() -> str:
@@ -239,10 +307,15 @@ class Store:
             out = [db.execute(sql, params) for sql, params in sql_params]
             db.execute("COMMIT")
             return out
-        except sqlite3.Error as e:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise StoreError(f"{self.path}: cannot save: {e}") from None
+        except (sqlite3.Error, OSError) as e:
+            try:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # (SQLite rolls back itself when it cannot)
+            why = getattr(e, "strerror", None) or str(e)
+            retry = isinstance(e, OSError) or any(w in why.lower() for w in TRANSIENT)
+            raise StoreError(f"{self.path}: cannot save: {why}", retry=retry) from None
 
     # ---------------------------------------------------------------- games
     def new_game(self, setup: Setup) -> int:
