@@ -1269,11 +1269,17 @@ def open_game(
     store: Any, rules: str, players: Any = None, forced_order: bool | None = None, banking: bool | None = None, new: bool = False
 ) -> tuple[Game, int]:
     """The unfinished game to resume after a restart, else a new one from the config's setup."""
+    from controller.store import StoreError
+
     gid = None if new else store.latest_unfinished()
     if gid is not None:
-        game = store.load(gid)
-        log(f"resuming game {gid} ({game.rules.name}: {', '.join(game.players)})")
-        return game, gid
+        try:
+            game = store.load(gid)
+        except StoreError as e:  # a damaged row: said in one line; the game stays on disk as it is
+            log(f"{e}; it cannot be resumed: a new game")
+        else:
+            log(f"resuming game {gid} ({game.rules.name}: {', '.join(game.players)})")
+            return game, gid
     setup = Setup.create(rules, players, forced_order, True if banking is None else banking)
     return Game(setup), store.new_game(setup)
 

@@ -203,14 +203,22 @@ class PlayerStats:
 class Store:
     """One SQLite file of games. Safe to share between threads (one lock)."""
 
-    def __init__(self, path: str | Path, create: bool = True, timeout: float = 10.0) -> None:
-        """Open (or, with ``create``, make) the database; ``timeout``: seconds to wait for another writer."""
+    def __init__(self, path: str | Path, create: bool = True, timeout: float = 10.0, readonly: bool = False) -> None:
+        """Open (or, with ``create``, make) the database; ``timeout``: seconds to wait for another writer.
+
+        ``readonly`` (history, export): opened read-only; nothing is ever written, not even a schema
+        into an empty file, and a database in a folder this user cannot write is still read."""
         self.path = Path(path)
+        self.readonly = readonly
+        self.problems: list[str] = []  # damaged rows met while listing games (one line each)
         self._lock = threading.RLock()
         self._games: dict[int, Game] = {}
         self._rulesets: dict[tuple[str, str], Any] = {}  # (path, text) -> RuleSet, parsed once
+        create = create and not readonly
         if self.path.is_dir():
             raise StoreError(f"{self.path}: is a directory, not a database file")
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"{self.path}: not a regular file (a FIFO, device or socket), not a database")
         if not self.path.exists():
             if not create:
                 raise StoreError(f"{self.path}: no such database (no game has been recorded there)")
@@ -218,21 +226,45 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
                 raise StoreError(f"{self.path}: cannot create its folder: {e.strerror or e}") from None
+        self._db = self._connect(timeout)
         try:
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=timeout)
-        except sqlite3.Error as e:
-            raise StoreError(f"{self.path}: cannot open: {e}") from None
-        try:
-            self._check_or_create()
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
+            self._check_or_create(create)
+            if not readonly:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.execute("PRAGMA foreign_keys=ON")
         except StoreError:
             self._db.close()
             raise
         except sqlite3.Error as e:
             self._db.close()
             raise StoreError(f"{self.path}: cannot use the database: {e}") from None
+
+    def _connect(self, timeout: float, immutable: bool = False) -> sqlite3.Connection:
+        if self.readonly:
+            from urllib.parse import quote
+
+            target, uri = f"file:{quote(str(self.path.absolute()))}?mode=ro" + ("&immutable=1" if immutable else ""), True
+        else:
+            target, uri = str(self.path), False
+        try:
+            return sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=timeout, uri=uri)
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: cannot open: {e}") from None
+
+    def _tables(self) -> set[str]:
+        try:
+            return {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.OperationalError as e:
+            if not (self.readonly and "unable to open" in str(e)):
+                raise
+        # read-only, and SQLite cannot make the WAL index beside a file in a folder it may not write:
+        # with no WAL file there (no writer has it open), the database file alone is the whole truth
+        if Path(f"{self.path}-wal").exists():
+            raise StoreError(f"{self.path}: cannot read: a writer has it open in a folder this user cannot write")
+        self._db.close()
+        self._db = self._connect(10.0, immutable=True)
+        return {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
     # ------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -248,16 +280,20 @@ class Store:
     def _foreign(self, why: str) -> StoreError:
         return StoreError(f"{self.path}: not a yatzycam database ({why}); the file was left untouched")
 
-    def _check_or_create(self) -> None:
+    def _check_or_create(self, create: bool) -> None:
         """Refuse a corrupt or foreign file before writing a single byte to it."""
-        db = self._db
         try:
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            tables = self._tables()
         except sqlite3.DatabaseError as e:
+            if isinstance(e, sqlite3.OperationalError) and "unable to open" in str(e):
+                raise StoreError(f"{self.path}: cannot open: {e}") from None
             raise self._foreign(f"corrupt or another program's file: {e}") from None
+        db = self._db
         if not tables:
             if self.path.stat().st_size and not _looks_like_sqlite(self.path):
                 raise self._foreign("not an SQLite file")
+            if not create:
+                raise self._foreign("an empty file" if not self.path.stat().st_size else "an SQLite file without tables")
             db.execute("BEGIN IMMEDIATE")
             try:
                 if not db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():  # not created meanwhile
@@ -378,14 +414,20 @@ class Store:
             self._write([("UPDATE games SET status='abandoned' WHERE id=?", (game_id,))])
 
     def load(self, game_id: int) -> Game:
-        """The game rebuilt from its events on disk."""
+        """The game rebuilt from its events on disk (StoreError naming the game and the event's
+        line when a row is damaged)."""
         with self._reading():
-            setup_json = self._row(game_id)["setup"]
-            events = [json.loads(e) for (e,) in self._db.execute("SELECT event FROM events WHERE game_id=? ORDER BY seq", (game_id,))]
+            setup = _cell(self._row(game_id)["setup"], f"{self.path}: game {game_id}: its setup", dict)
+            events = [e["event"] for e in self.events(game_id)]
             try:
-                game = Game.replay(Setup.from_dict(json.loads(setup_json), self._rulesets), events)
-            except (GameError, ValueError) as e:
-                raise StoreError(f"{self.path}: game {game_id} does not replay: {e}") from None
+                game = Game(Setup.from_dict(setup, self._rulesets))
+            except (GameError, ValueError, KeyError, TypeError) as e:
+                raise StoreError(f"{self.path}: game {game_id}: its setup is damaged: {e}") from None
+            for n, event in enumerate(events, 1):
+                try:
+                    game.apply(event)
+                except (GameError, ValueError, KeyError, TypeError) as e:
+                    raise StoreError(f"{self.path}: game {game_id}: event line {n} does not replay: {e}") from None
             self._games[game_id] = game
             return game.copy()
 
@@ -394,7 +436,8 @@ class Store:
         with self._reading():
             self._row(game_id)
             rows = self._db.execute("SELECT seq, at, event FROM events WHERE game_id=? ORDER BY seq", (game_id,)).fetchall()
-        return [{"seq": s, "at": at, "event": json.loads(e)} for s, at, e in rows]
+        where = f"{self.path}: game {game_id}: event line"
+        return [{"seq": s, "at": at, "event": _cell(e, f"{where} {n}", dict)} for n, (s, at, e) in enumerate(rows, 1)]
 
     def latest_unfinished(self) -> int | None:
         """The game to resume after a restart, if any."""
@@ -410,6 +453,8 @@ class Store:
         return g
 
     def _row(self, game_id: int) -> sqlite3.Row:
+        if not 0 < int(game_id) < 2**63:  # (SQLite's integers; a larger one overflows)
+            raise StoreError(f"no game {game_id if abs(game_id) < 10**12 else f'{game_id:.3g}'} in {self.path}")
         cur = self._db.execute("SELECT * FROM games WHERE id=?", (int(game_id),))
         cur.row_factory = sqlite3.Row
         row = cur.fetchone()
@@ -423,15 +468,23 @@ class Store:
     # -------------------------------------------------------------- history
     def record(self, game_id: int) -> GameRecord:
         with self._reading():
-            return _record(self._row(game_id))
+            return _record(self._row(game_id), str(self.path))
 
     def games(self, status: str | None = None) -> list[GameRecord]:
+        """The games (newest first); a damaged row is left out and named in ``problems``."""
         with self._reading():
             cur = self._db.execute(
                 "SELECT * FROM games" + (" WHERE status=?" if status else "") + " ORDER BY id DESC", (status,) if status else ()
             )
             cur.row_factory = sqlite3.Row
-            return [_record(r) for r in cur.fetchall()]
+            out = []
+            for row in cur.fetchall():
+                try:
+                    out.append(_record(row, str(self.path)))
+                except StoreError as e:
+                    if str(e) not in self.problems:
+                        self.problems.append(str(e))
+            return out
 
     def history(self, player: str | None = None) -> list[GameRecord]:
         """Finished games, newest first (only those ``player`` played, if given)."""
@@ -507,28 +560,56 @@ CSV_WORDS = {
 """The CSV's own words per language (the first column keeps the language-neutral ids)."""
 
 
-def _record(row: sqlite3.Row) -> GameRecord:
-    results = json.loads(row["result"]) if row["result"] else []
-    return GameRecord(
-        id=int(row["id"]),
-        rules=row["rules"],
-        created=row["created"],
-        status=row["status"],
-        finished_at=row["finished_at"],
-        players=tuple(json.loads(row["players"])),
-        results=tuple(
-            PlayerResult(
-                name=r["name"],
-                total=int(r["total"]),
-                upper=int(r["upper"]),
-                bonus=int(r["bonus"]),
-                extra_bonus=int(r["extra_bonus"]),
-                yatzys=int(r["yatzys"]),
-                winner=bool(r["winner"]),
-            )
-            for r in results
-        ),
-    )
+def _cell(text: Any, where: str, kind: type) -> Any:
+    """A JSON cell of a row, or StoreError naming where it lies (an edited or damaged row)."""
+    if not isinstance(text, str):
+        raise StoreError(f"{where}: damaged (not JSON text)")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise StoreError(f"{where}: damaged (not JSON: {e.msg})") from None
+    except RecursionError:
+        raise StoreError(f"{where}: damaged (JSON nested too deeply)") from None
+    if not isinstance(value, kind):
+        raise StoreError(f"{where}: damaged (not a JSON {'object' if kind is dict else 'list'})")
+    return value
+
+
+def _record(row: sqlite3.Row, db: str = "database") -> GameRecord:
+    where = f"{db}: game {row['id']}"
+    results = _cell(row["result"], f"{where}: its result", list) if row["result"] is not None else []
+    players = _cell(row["players"], f"{where}: its players", list)
+    try:
+        return GameRecord(
+            id=int(row["id"]),
+            rules=str(row["rules"]),
+            created=str(row["created"]),
+            status=str(row["status"]),
+            finished_at=None if row["finished_at"] is None else str(row["finished_at"]),
+            players=tuple(str(p) for p in players),
+            results=tuple(
+                PlayerResult(
+                    name=str(r["name"]),
+                    total=_whole(r["total"]),
+                    upper=_whole(r["upper"]),
+                    bonus=_whole(r["bonus"]),
+                    extra_bonus=_whole(r["extra_bonus"]),
+                    yatzys=_whole(r["yatzys"]),
+                    winner=r["winner"] is True,
+                )
+                for r in results
+            ),
+        )
+    except KeyError as e:
+        raise StoreError(f"{where}: its result: damaged (no {e})") from None
+    except (TypeError, ValueError) as e:
+        raise StoreError(f"{where}: its result: damaged ({e})") from None
+
+
+def _whole(v: Any) -> int:
+    if type(v) is not int or not -(10**9) < v < 10**9:
+        raise ValueError(f"{v!r:.20} is not a score")
+    return v
 
 
 def _looks_like_sqlite(path: Path) -> bool:

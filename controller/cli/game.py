@@ -89,7 +89,7 @@ def _open(args: argparse.Namespace):
     path = Path(args.db) if args.db else default_db_path()
     if not args.db and not path.exists():  # nothing recorded yet at the default place
         return None, path
-    return Store(path, create=False), path
+    return Store(path, readonly=True), path
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -103,9 +103,11 @@ def cmd_history(args: argparse.Namespace) -> int:
             if args.player is not None:
                 games = [g for g in games if args.player in g.players]
             stats = store.stats(args.player)
+            for problem in store.problems:  # a damaged row: one line each, the rest is listed
+                print(f"yatzycam history: {problem}", file=sys.stderr)
     if args.json:
         print(json.dumps({"db": str(path), "games": [g.to_dict() for g in games], "stats": [s.to_dict() for s in stats]}))
-        return 0
+        return 2 if store is not None and store.problems else 0
     if not games:
         print("no games" + (f" with {args.player}" if args.player else ""))
     for g in games:
@@ -125,14 +127,14 @@ def cmd_history(args: argparse.Namespace) -> int:
                 f"{s.name:<14} {s.rules:<12} {s.games:>5} {s.wins:>5} {s.average:>8.1f} {s.best:>5} "
                 f"{s.bonus_rate:>6.0%} {s.yatzys:>6}"
             )
-    return 0
+    return 2 if store is not None and store.problems else 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from controller.store import Store, default_db_path
 
     path = Path(args.db) if args.db else default_db_path()
-    with Store(path, create=False) as store:
+    with Store(path, readonly=True) as store:
         if args.format == "json":
             print(json.dumps(store.export_json(args.game_id), ensure_ascii=False))
         else:
