@@ -173,6 +173,7 @@ def load(path: str | os.PathLike) -> Calibration:
         d = json.loads(text)
     except json.JSONDecodeError as e:
         raise CalibrationError(f"{p}: not a calibration file (bad JSON at line {e.lineno})") from None
-    except RecursionError:
-        raise CalibrationError(f"{p}: not a calibration file (JSON nested too deeply)") from None
+    except (RecursionError, ValueError) as e:  # (ValueError: an integer of over 4300 digits)
+        why = "nested too deeply" if isinstance(e, RecursionError) else e
+        raise CalibrationError(f"{p}: not a calibration file (JSON {why})") from None
     return Calibration.from_json(d, str(p))

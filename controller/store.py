@@ -568,8 +568,8 @@ def _cell(text: Any, where: str, kind: type) -> Any:
         value = json.loads(text)
     except json.JSONDecodeError as e:
         raise StoreError(f"{where}: damaged (not JSON: {e.msg})") from None
-    except RecursionError:
-        raise StoreError(f"{where}: damaged (JSON nested too deeply)") from None
+    except (RecursionError, ValueError) as e:  # (ValueError: an integer of over 4300 digits)
+        raise StoreError(f"{where}: damaged (not JSON: {'nested too deeply' if isinstance(e, RecursionError) else e})") from None
     if not isinstance(value, kind):
         raise StoreError(f"{where}: damaged (not a JSON {'object' if kind is dict else 'list'})")
     return value

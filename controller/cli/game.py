@@ -55,32 +55,65 @@ def _db_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
+MAX_EVENT_LINE = 64 * 1024  # bytes: an event is a few dozen
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
+    """The events streamed a line at a time: memory stays bounded whatever the file's length (the
+    game keeps its states, not its log), and the first bad line ends it with one line."""
     from controller.game.game import Game, GameError, Setup
+    from vision.inputfile import open_regular
 
     setup = Setup.create(args.rules, args.players, forced_order=True if args.forced_order else None, banking=not args.no_banking)
     name = args.events
     try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"{name}: cannot read: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
+        f = sys.stdin.buffer if name == "-" else open_regular(name)
+    except OSError as e:
+        print(f"{name}: cannot read: {e.strerror or e}", file=sys.stderr)
         return 2
-    game = Game(setup)
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as e:
-            print(f"{name}: line {n}: not JSON: {e.msg} (column {e.colno})", file=sys.stderr)
-            return 2
-        try:
-            game.apply(event)
-        except GameError as e:
-            print(f"{name}: line {n}: {e}", file=sys.stderr)
-            return 2
+    game = Game(setup, keep_log=False)
+    with f:
+        n = 0
+        while True:
+            try:
+                raw = f.readline(MAX_EVENT_LINE + 1)
+            except OSError as e:
+                print(f"{name}: cannot read: {e.strerror or e}", file=sys.stderr)
+                return 2
+            if not raw:
+                break
+            n += 1
+            why = _event_line_problem(raw)
+            if why is None:
+                try:
+                    event = json.loads(raw.decode("utf-8"))
+                except json.JSONDecodeError as e:
+                    why = f"not JSON: {e.msg} (column {e.colno})"
+                except (RecursionError, ValueError) as e:  # (ValueError: an integer of over 4300 digits)
+                    why = "not JSON: nested too deeply" if isinstance(e, RecursionError) else f"not JSON: {e}"
+                else:
+                    try:
+                        game.apply(event)
+                    except GameError as e:
+                        why = str(e)
+            elif why == "":
+                continue
+            if why:
+                print(f"{name}: line {n}: {why}", file=sys.stderr)
+                return 2
     print(json.dumps(game.to_json()))
     return 0
+
+
+def _event_line_problem(raw: bytes) -> str | None:
+    """Why a line of an event file is no event (None: parse it; "": a blank line, skipped)."""
+    if len(raw) > MAX_EVENT_LINE:
+        return f"longer than {MAX_EVENT_LINE // 1024} kB: not an event"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    return "" if not text.strip() else None
 
 
 def _open(args: argparse.Namespace):
