@@ -318,6 +318,11 @@ def keys() -> list[str]:
     return [f"{s}.{k}" for s, (_, parsers) in _SCHEMA.items() for k in parsers]
 
 
+def _key(name: str) -> str:
+    """A key as the file spells it, quoted when it holds a line break or another unprintable character."""
+    return name if name.isprintable() else repr(name)
+
+
 def _section(data: dict, name: str, shown: str) -> dict[str, Any]:
     cls, parsers = _SCHEMA[name]
     raw = data.get(name, {})
@@ -326,7 +331,7 @@ def _section(data: dict, name: str, shown: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in parsers:
-            raise ConfigError(f"{shown}: {name}.{key}: unknown key (allowed in [{name}]: {', '.join(parsers)})")
+            raise ConfigError(f"{shown}: {name}.{_key(key)}: unknown key (allowed in [{name}]: {', '.join(parsers)})")
         try:
             out[key] = parsers[key](value)
         except ValueError as e:
@@ -340,7 +345,7 @@ def parse(data: dict, shown: str = "config", env: Mapping[str, str] | None = Non
     """A Config from already-parsed TOML data; ``shown`` names it in errors."""
     for name in data:
         if name not in _SCHEMA:
-            raise ConfigError(f"{shown}: [{name}]: unknown section (allowed: {', '.join(_SCHEMA)})")
+            raise ConfigError(f"{shown}: [{_key(name)}]: unknown section (allowed: {', '.join(_SCHEMA)})")
     vals = {name: _section(data, name, shown) for name in _SCHEMA}
     base = state_dir(env)
     defaults = {**_PATH_DEFAULTS, "db": default_db_path(env).name}

@@ -244,6 +244,10 @@ class Store:
         if self.readonly:
             from urllib.parse import quote
 
+            # with no WAL file beside it no writer has the database open, and SQLite's immutable mode
+            # reads the file alone: no -wal and -shm files are made beside it (a plain read-only
+            # connection would leave them behind); with a writer there, its WAL is read as well
+            immutable = immutable or not Path(f"{self.path}-wal").exists()
             target, uri = f"file:{quote(str(self.path.absolute()))}?mode=ro" + ("&immutable=1" if immutable else ""), True
         else:
             target, uri = str(self.path), False
@@ -315,7 +319,10 @@ class Store:
             raise self._foreign(f"unreadable meta table: {e}") from None
         if meta.get("app") != APP:
             raise self._foreign(f"its meta table names {meta.get('app')!r}")
-        version = int(meta.get("schema", "0") or 0)
+        try:
+            version = int(str(meta.get("schema", "0") or 0))
+        except ValueError:
+            raise self._foreign(f"its meta table gives schema {meta.get('schema')!r:.40}") from None
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.path}: made by a newer yatzycam (schema {version}); left untouched")
         try:
@@ -421,8 +428,8 @@ class Store:
             events = [e["event"] for e in self.events(game_id)]
             try:
                 game = Game(Setup.from_dict(setup, self._rulesets))
-            except (GameError, ValueError, KeyError, TypeError) as e:
-                raise StoreError(f"{self.path}: game {game_id}: its setup is damaged: {e}") from None
+            except (GameError, ValueError, KeyError, TypeError, AttributeError, IndexError) as e:
+                raise StoreError(f"{self.path}: game {game_id}: its setup is damaged: {e!r:.200}") from None
             for n, event in enumerate(events, 1):
                 try:
                     game.apply(event)
@@ -437,7 +444,12 @@ class Store:
             self._row(game_id)
             rows = self._db.execute("SELECT seq, at, event FROM events WHERE game_id=? ORDER BY seq", (game_id,)).fetchall()
         where = f"{self.path}: game {game_id}: event line"
-        return [{"seq": s, "at": at, "event": _cell(e, f"{where} {n}", dict)} for n, (s, at, e) in enumerate(rows, 1)]
+        out = []
+        for n, (seq, at, e) in enumerate(rows, 1):
+            if type(seq) is not int or not isinstance(at, str):
+                raise StoreError(f"{where} {n}: damaged (its number or time)")
+            out.append({"seq": seq, "at": at, "event": _cell(e, f"{where} {n}", dict)})
+        return out
 
     def latest_unfinished(self) -> int | None:
         """The game to resume after a restart, if any."""

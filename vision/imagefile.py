@@ -18,9 +18,13 @@ Every refusal is an :class:`ImageFileError` with one line naming the file.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import sys
+import threading
 import warnings
+from collections.abc import Iterator
 
 import cv2
 import numpy as np
@@ -42,7 +46,7 @@ class ImageFileError(ValueError):
 
 def header(data: bytes) -> tuple[str, int, int]:
     """(format, width, height) from the file's header; ImageFileError when Pillow does not know it."""
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (Pillow's DecompressionBombWarning: the size is judged here)
@@ -51,8 +55,8 @@ def header(data: bytes) -> tuple[str, int, int]:
                 return str(im.format), int(im.size[0]), int(im.size[1])
         except Image.DecompressionBombError as e:  # over Pillow's own limit (~179 MP)
             raise ImageFileError(f"too large to read ({e.args[0].split('(')[0].strip()})") from None
-        except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError):
-            raise ImageFileError("not an image (no PNG, JPEG, BMP, TIFF, WebP or PNM header)") from None
+        except Exception:  # noqa: BLE001 - (UnidentifiedImageError, SyntaxError, struct.error, ...: a plugin's parser on junk)
+            raise ImageFileError("not an image (an unknown or damaged header; PNG, JPEG, BMP, TIFF, WebP and PNM are read)") from None
 
 
 def reduction(width: int, height: int) -> tuple[int, int]:
@@ -66,6 +70,31 @@ def reduction(width: int, height: int) -> tuple[int, int]:
         if pixels <= WORK_PIXELS * factor * factor:
             return factor, flag
     return REDUCED[-1]
+
+
+_STDERR = threading.Lock()
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """OpenCV's own log and libpng / libjpeg write their complaints about a damaged file straight to
+    file descriptor 2 ("Corrupt JPEG data", "libpng error: ..."): while decoding, it goes to
+    /dev/null, so that a bad image is the one line this module gives."""
+    with _STDERR:
+        try:
+            sys.stderr.flush()
+            saved = os.dup(2)
+        except (OSError, ValueError):
+            yield
+            return
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 2)
+            os.close(null)
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def load(path: str | os.PathLike) -> np.ndarray:
@@ -88,10 +117,11 @@ def load(path: str | os.PathLike) -> np.ndarray:
         _, flag = reduction(w, h)
     except ImageFileError as e:
         raise ImageFileError(f"{shown}: {e}") from None
-    try:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
-    except cv2.error:
-        img = None
+    with _quiet_stderr():
+        try:
+            img = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
+        except cv2.error:
+            img = None
     if img is None:
         raise ImageFileError(f"{shown}: not an image OpenCV can read ({fmt} {w}x{h})")
     return img
