@@ -8,7 +8,7 @@
    Pillow cannot identify is not an image;
 3. more than ``MAX_PIXELS`` (about 50 MP): refused - decoding it would take more memory than a Pi
    has to spare (a 20000x20000 PNG is 1.2 GB of pixels);
-4. more than ``WORK_PIXELS`` (the largest camera frame, 4608x2592): OpenCV decodes it reduced
+4. more than ``WORK_PIXELS`` (12.5 MP: the largest camera frame, 4608x2592, fits): OpenCV decodes it reduced
    (``IMREAD_REDUCED_COLOR_2/4/8``, the smallest reduction that fits; a JPEG is then decoded at
    that scale, never whole), so a 48 MP phone photo reads at 4000x3000;
 5. OpenCV decodes it; a truncated PNG or JPEG (the file ends early) is refused first.
@@ -32,7 +32,7 @@ import numpy as np
 from vision.inputfile import read_bytes
 
 MAX_PIXELS = 50_000_000
-WORK_PIXELS = 4608 * 2592  # the Camera Module 3's full frame: anything larger is decoded reduced
+WORK_PIXELS = 12_500_000  # the Camera Module 3's full 4608x2592 frame and a 48 MP photo halved; larger: reduced
 MAX_FILE_BYTES = 256 * 1024 * 1024
 REDUCED = ((1, cv2.IMREAD_COLOR), (2, cv2.IMREAD_REDUCED_COLOR_2), (4, cv2.IMREAD_REDUCED_COLOR_4),
            (8, cv2.IMREAD_REDUCED_COLOR_8))
@@ -48,15 +48,19 @@ def header(data: bytes) -> tuple[str, int, int]:
     """(format, width, height) from the file's header; ImageFileError when Pillow does not know it."""
     from PIL import Image
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (Pillow's DecompressionBombWarning: the size is judged here)
+    with warnings.catch_warnings(), _PIL:
+        warnings.simplefilter("ignore")  # (Pillow's DecompressionBombWarning: the size is judged here, by reduction)
+        limit, Image.MAX_IMAGE_PIXELS = Image.MAX_IMAGE_PIXELS, None  # (nothing is decoded: the header only)
         try:
             with Image.open(io.BytesIO(data)) as im:
                 return str(im.format), int(im.size[0]), int(im.size[1])
-        except Image.DecompressionBombError as e:  # over Pillow's own limit (~179 MP)
-            raise ImageFileError(f"too large to read ({e.args[0].split('(')[0].strip()})") from None
         except Exception:  # noqa: BLE001 - (UnidentifiedImageError, SyntaxError, struct.error, ...: a plugin's parser on junk)
             raise ImageFileError("not an image (an unknown or damaged header; PNG, JPEG, BMP, TIFF, WebP and PNM are read)") from None
+        finally:
+            Image.MAX_IMAGE_PIXELS = limit
+
+
+_PIL = threading.Lock()  # (Pillow's pixel limit is lifted while one header is read)
 
 
 def reduction(width: int, height: int) -> tuple[int, int]:
