@@ -58,6 +58,8 @@ class AppTiming:
     read_attempts: int = 4  # frames read at most per throw
     camera_retries: int = 3  # a failing camera call is retried this often per press
     camera_retry_s: float = 1.0
+    save_retry_s: float = 30.0  # a write that may pass (a full disk) is tried again this long, then given up
+    save_retry_every_s: float = 1.0
     idle_s: float = 0.05  # how long one step waits for input
     watch_idle: bool = True  # watch the tray between presses (a press on a still tray reads at once)
 
@@ -148,6 +150,7 @@ class App:
         self.lang = lang
         self.advisor = advisor
         self.notice: str | None = None
+        self.unsaved: str | None = None  # why the last write could not be saved (None: it was)
         self.menu: Menu | None = None
         self.manual: ManualEntry | None = None
         self.last_reading: Any = None  # the reading behind the last throw of this turn
@@ -304,16 +307,37 @@ class App:
         return True
 
     def _store(self, event: dict[str, Any]) -> bool:
-        """Commit ``event`` to the store; a store that fails is shown and nothing changes."""
+        """Commit ``event`` to the store. A write that may pass (a full disk) is tried again for
+        ``timing.save_retry_s`` (the screen says so, the watchdog is fed); one that fails for good
+        is shown and logged, ``unsaved`` says why, and the game is left as it was."""
         from controller.store import StoreError
 
-        try:
-            self.store.append(self.game_id, event)
-        except StoreError as e:
-            self.notice = f"not saved: {e}"
-            self.refresh()
-            return False
-        return True
+        deadline = None
+        while True:
+            try:
+                self.store.append(self.game_id, event)
+            except StoreError as e:
+                now = self.clock.now()
+                if deadline is None:
+                    deadline = now + self.timing.save_retry_s
+                    if e.retry:
+                        log(f"{e}: trying again for {self.timing.save_retry_s:g} s")
+                if not e.retry or now >= deadline:
+                    return self._not_saved(e)
+                self.notice = f"not saved yet: {e} - trying again"
+                self.screen.show(self.view())
+                self.watchdog()
+                self.clock.sleep(max(0.0, min(self.timing.save_retry_every_s, deadline - now)))
+                continue
+            self.unsaved = None
+            return True
+
+    def _not_saved(self, e: Exception) -> bool:
+        self.unsaved = str(e)
+        self.notice = f"not saved: {e}"
+        log(self.notice)
+        self.refresh()
+        return False
 
     def replace_throw(self, event: dict[str, Any], reading: Any = None) -> bool:
         """Replace the last throw of this turn (read again, or a correction by hand): undo + throw."""
@@ -342,9 +366,15 @@ class App:
             setup = old
         else:
             setup = Setup.create(rules, n, banking=old.banking)
-        if not self.game.finished:
-            self.store.abandon(self.game_id)
-        self.game_id = self.store.new_game(setup)
+        from controller.store import StoreError
+
+        try:
+            if not self.game.finished:
+                self.store.abandon(self.game_id)
+            self.game_id = self.store.new_game(setup)
+        except StoreError as e:
+            self._not_saved(e)
+            return
         self.game = Game(setup)
         self.last_reading = None
         self.notice = None
@@ -455,11 +485,11 @@ class App:
                     if tuple(reading.values) == tuple(self.game.dice or ()):
                         return self._result("same", pressed_at, frames=frames, notice="read again: the same dice")
                     ok = self.replace_throw(event, reading)
-                    return self._result("throw" if ok else "refused", pressed_at, values=reading.values, frames=frames, done=ok)
+                    return self._result("throw" if ok else "refused", pressed_at, values=reading.values, frames=frames, done=True)  # (record has shown the outcome)
                 if not self.game.can_throw:
                     return self._result("refused", pressed_at, notice="the dice moved, and no throws are left")
             ok = self.record(event, reading)
-            return self._result("throw" if ok else "refused", pressed_at, values=reading.values, frames=frames, done=ok)
+            return self._result("throw" if ok else "refused", pressed_at, values=reading.values, frames=frames, done=True)  # (record has shown the outcome)
         finally:
             self.panel.busy = False
 
@@ -974,6 +1004,7 @@ class Rig:
 
         self.started = time.perf_counter()
         self.tmp: Any = None  # a TemporaryDirectory holding the database, if the rig made one
+        self.lock: Any = None  # the database's DbLock, held while the rig lives
         self.rerolls: list[str] = []  # per reroll: the scene's true verdict ("reroll" real, "ok" false)
         self.last_seen: ThrowResult | None = None
         self.checks: list[tuple[tuple[int, ...], tuple[int, ...], ThrowResult]] = []  # (rendered faces, game's dice, result) per throw
@@ -988,6 +1019,8 @@ class Rig:
         self.panel.close()
         self.source.close()
         self.store.close()
+        if self.lock is not None:
+            self.lock.release()
         if self.factory is not None:
             self.factory.reset()
         if self.tmp is not None:
@@ -1016,7 +1049,7 @@ def simulated_rig(
     """Everything of the appliance on a simulated tray; ``gpio``: the panel on gpiozero's MockFactory."""
     import numpy as np
 
-    from controller.store import Store
+    from controller.store import DbLock, Store
     from hardware.camera import SimulatedSource
     from hardware.panel import GpioPanel, KeyboardPanel, Timing
     from vision.synthetic import SimTable, render, render_empty
@@ -1035,8 +1068,13 @@ def simulated_rig(
 
         tmp = tempfile.TemporaryDirectory(prefix="yatzycam-sim-")
         db_path = str(Path(tmp.name) / "sim.db")
-    store = Store(db_path)
-    game_id = store.new_game(setup)
+    lock = DbLock(db_path, "demo")
+    try:
+        store = Store(db_path)
+        game_id = store.new_game(setup)
+    except BaseException:
+        lock.release()
+        raise
     factory = None
     ptiming = Timing(hold_s=1.0)
     if keyboard:
@@ -1066,6 +1104,7 @@ def simulated_rig(
         _hook_keyboard(panel, player)
     rig = Rig(app, player, source, panel, store, factory)
     rig.tmp = tmp
+    rig.lock = lock
     return rig
 
 
@@ -1109,7 +1148,7 @@ def play_out(rig: Rig, max_actions: int = 20000, on_step: Callable[[Rig], None] 
     assert player is not None
     app.refresh()
     for _ in range(max_actions):
-        if app.game.finished and app.menu is None:
+        if app.game.finished and app.menu is None or app.unsaved is not None:  # (a game that cannot be saved ends)
             break
         player.act()
         while app.panel.pending():
@@ -1161,8 +1200,16 @@ def demo_report(rig: Rig) -> dict[str, Any]:
 
 
 def play(cfg: Any, keyboard: bool = False, new: bool = False, lang: str | None = None) -> int:
-    """The appliance: camera, panel and screen from the config; resume an unfinished game."""
-    from controller.store import Store
+    """The appliance: camera, panel and screen from the config; resume an unfinished game.
+
+    The database's lock is held for the whole run (a second ``play`` on it: InUseError, exit 2)."""
+    from controller.store import DbLock, Store
+
+    with DbLock(cfg.paths.db, "play"), Store(cfg.paths.db) as store:
+        return _play(cfg, store, keyboard, new, lang)
+
+
+def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None) -> int:
     from hardware.camera import SystemClock
     from hardware.notify import Notifier, Watchdog, watchdog_interval
     from hardware.panel import GpioPanel, KeyboardPanel, Timing
@@ -1174,7 +1221,6 @@ def play(cfg: Any, keyboard: bool = False, new: bool = False, lang: str | None =
     def open_camera() -> FrameSource:
         return config_camera(cfg, clock)
 
-    store = Store(cfg.paths.db)
     g = cfg.game
     game, gid = open_game(store, g.rules, list(g.players) or None, g.forced_order, g.banking, new=new)
     calibration = None
@@ -1223,11 +1269,17 @@ def open_game(
     store: Any, rules: str, players: Any = None, forced_order: bool | None = None, banking: bool | None = None, new: bool = False
 ) -> tuple[Game, int]:
     """The unfinished game to resume after a restart, else a new one from the config's setup."""
+    from controller.store import StoreError
+
     gid = None if new else store.latest_unfinished()
     if gid is not None:
-        game = store.load(gid)
-        log(f"resuming game {gid} ({game.rules.name}: {', '.join(game.players)})")
-        return game, gid
+        try:
+            game = store.load(gid)
+        except StoreError as e:  # a damaged row: said in one line; the game stays on disk as it is
+            log(f"{e}; it cannot be resumed: a new game")
+        else:
+            log(f"resuming game {gid} ({game.rules.name}: {', '.join(game.players)})")
+            return game, gid
     setup = Setup.create(rules, players, forced_order, True if banking is None else banking)
     return Game(setup), store.new_game(setup)
 

@@ -21,12 +21,14 @@ of ``controller.store.default_db_path()``: the service's ``$STATE_DIRECTORY``
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.game.game import MAX_PLAYERS, GameError, Setup
 from controller.game.rules import LANGUAGES, RulesError
 from controller.game.rules import load as load_rules
 from controller.store import default_db_path
@@ -36,6 +38,8 @@ EX_CONFIG = 78
 DEFAULT_PATH = Path("/etc/yatzycam/config.toml")
 SERVICE_STATE = Path("/var/lib/yatzycam")  # the unit's StateDirectory=yatzycam
 BCM_PINS = range(0, 28)  # GPIO0..GPIO27 on the 40-pin header
+HOLD_S = (0.3, 10.0)  # a hold a person makes on purpose: longer than a press, well under the panel's stuck limit
+SHUTDOWN_S = (1.0, 11.0)  # the power-off hold: longer than the menu hold, under the 12 s stuck limit
 
 
 class ConfigError(ValueError):
@@ -138,15 +142,17 @@ def _int(lo: int, hi: int | None = None) -> Callable[[Any], int]:
     return parse
 
 
-def _seconds(zero_off: bool = False) -> Callable[[Any], float | None]:
-    """A number of seconds > 0; with ``zero_off``, 0 is allowed and means "off" (None)."""
+def _seconds(lo: float, hi: float, zero_off: bool = False) -> Callable[[Any], float | None]:
+    """A number of seconds lo..hi (NaN and infinity refused); with ``zero_off``, 0 means "off" (None)."""
 
     def parse(v: Any) -> float | None:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ValueError(f"must be a number of seconds, not {_fmt(v)}")
-        if v < 0 or (v == 0 and not zero_off):
-            raise ValueError("must be a number of seconds above 0" + (" (0 = off)" if zero_off else ""), v)
-        return None if v == 0 else float(v)
+        if zero_off and v == 0:
+            return None
+        if not (math.isfinite(v) and lo <= v <= hi):
+            raise ValueError(f"must be {lo:g}..{hi:g} seconds" + (" (0 = off)" if zero_off else ""), v)
+        return float(v)
 
     return parse
 
@@ -236,17 +242,18 @@ def _rules(v: Any) -> str:
 
 
 def _players(v: Any) -> tuple[str, ...]:
+    n = MAX_PLAYERS
     if isinstance(v, int) and not isinstance(v, bool):
-        if not 1 <= v <= 8:
-            raise ValueError("a number of players must be 1..8", v)
+        if not 1 <= v <= n:
+            raise ValueError(f"a number of players must be 1..{n}", v)
         return tuple(f"Player {i + 1}" for i in range(v))
     if (
         not isinstance(v, list)
-        or not 1 <= len(v) <= 8
+        or not 1 <= len(v) <= n
         or not all(isinstance(x, str) and x.strip() for x in v)
         or len({x.strip() for x in v}) != len(v)
     ):
-        raise ValueError('must be a count 1..8 or a list of 1..8 different names, e.g. ["Anna", "Bo"]', v)
+        raise ValueError(f'must be a count 1..{n} or a list of 1..{n} different names, e.g. ["Anna", "Bo"]', v)
     return tuple(x.strip() for x in v)
 
 
@@ -261,9 +268,9 @@ _SCHEMA: dict[str, tuple[type, dict[str, Callable[[Any], Any]]]] = {
             "undo": _pin,
             "leds_throws": _pins(3),
             "leds_bank": _pins(6),
-            "hold_time": _seconds(),
-            "bounce_time": _seconds(zero_off=True),
-            "shutdown_hold": _seconds(zero_off=True),
+            "hold_time": _seconds(*HOLD_S),
+            "bounce_time": _seconds(0.001, 0.5, zero_off=True),
+            "shutdown_hold": _seconds(*SHUTDOWN_S, zero_off=True),
         },
     ),
     "camera": (
@@ -286,7 +293,7 @@ _SCHEMA: dict[str, tuple[type, dict[str, Callable[[Any], Any]]]] = {
             "size": _size(32, 7680, auto=True),
             "rotation": _choice(0, 90, 180, 270),
             "language": _choice(*LANGUAGES),
-            "blank_after_s": _int(0),
+            "blank_after_s": _int(0, 7 * 86400),
             "file": _path,
         },
     ),
@@ -311,6 +318,11 @@ def keys() -> list[str]:
     return [f"{s}.{k}" for s, (_, parsers) in _SCHEMA.items() for k in parsers]
 
 
+def _key(name: str) -> str:
+    """A key as the file spells it, quoted when it holds a line break or another unprintable character."""
+    return name if name.isprintable() else repr(name)
+
+
 def _section(data: dict, name: str, shown: str) -> dict[str, Any]:
     cls, parsers = _SCHEMA[name]
     raw = data.get(name, {})
@@ -319,7 +331,7 @@ def _section(data: dict, name: str, shown: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in parsers:
-            raise ConfigError(f"{shown}: {name}.{key}: unknown key (allowed in [{name}]: {', '.join(parsers)})")
+            raise ConfigError(f"{shown}: {name}.{_key(key)}: unknown key (allowed in [{name}]: {', '.join(parsers)})")
         try:
             out[key] = parsers[key](value)
         except ValueError as e:
@@ -333,7 +345,7 @@ def parse(data: dict, shown: str = "config", env: Mapping[str, str] | None = Non
     """A Config from already-parsed TOML data; ``shown`` names it in errors."""
     for name in data:
         if name not in _SCHEMA:
-            raise ConfigError(f"{shown}: [{name}]: unknown section (allowed: {', '.join(_SCHEMA)})")
+            raise ConfigError(f"{shown}: [{_key(name)}]: unknown section (allowed: {', '.join(_SCHEMA)})")
     vals = {name: _section(data, name, shown) for name in _SCHEMA}
     base = state_dir(env)
     defaults = {**_PATH_DEFAULTS, "db": default_db_path(env).name}
@@ -365,6 +377,13 @@ def _check_whole(cfg: Config, shown: str) -> None:
         raise ConfigError(f'{shown}: camera.folder: required when camera.source = "folder" (a folder of images)')
     if cfg.camera.lores[0] > cfg.camera.size[0] or cfg.camera.lores[1] > cfg.camera.size[1]:
         raise ConfigError(f"{shown}: camera.lores: must not be larger than camera.size {list(cfg.camera.size)}")
+    if pins.shutdown_hold is not None and pins.shutdown_hold <= pins.hold_time:
+        raise ConfigError(f"{shown}: pins.shutdown_hold: must be longer than pins.hold_time ({pins.hold_time:g} s), or 0 = off")
+    g = cfg.game
+    try:  # the game the config sets up, as `play` will make it (before it makes any database)
+        Setup.create(g.rules, list(g.players) or None, g.forced_order, True if g.banking is None else g.banking)
+    except (GameError, RulesError) as e:
+        raise ConfigError(f"{shown}: [game]: {e}") from None
 
 
 def load(path: str | Path | None, env: Mapping[str, str] | None = None) -> Config:

@@ -36,8 +36,11 @@ def from_config(path: str | Path | None) -> str | None:
     try:
         import tomllib
 
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        from controller.tomlfile import TOML_LIMIT
+        from vision.inputfile import read_text
+
+        data = tomllib.loads(read_text(path, TOML_LIMIT))  # (a FIFO or a huge file: refused, never waited on)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None
     lang = data.get("display", {}).get("language") if isinstance(data.get("display"), dict) else None
     return lang if lang in LANGUAGES else None

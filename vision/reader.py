@@ -193,26 +193,14 @@ def check_frame(frame: np.ndarray) -> np.ndarray:
 
 
 def load_image(path: str) -> np.ndarray:
-    """A BGR frame from an image file; FrameError (one line) for a missing, empty, truncated or non-image file."""
-    if not os.path.exists(path):
-        raise FrameError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise FrameError(f"{path}: is a folder, not an image")
+    """A BGR frame from an image file; FrameError (one line) for a missing, empty, truncated, special,
+    too large or non-image file (vision.imagefile: the size is read from the header first)."""
+    from vision.imagefile import ImageFileError, load
+
     try:
-        data = np.fromfile(path, np.uint8)
-    except OSError as e:
-        raise FrameError(f"{path}: cannot read ({e.strerror or e})") from None
-    if data.size == 0:
-        raise FrameError(f"{path}: empty file")
-    head = data[:8].tobytes()
-    if head.startswith(b"\xff\xd8") and b"\xff\xd9" not in data[-64:].tobytes():
-        raise FrameError(f"{path}: truncated JPEG (the file ends early)")
-    if head.startswith(b"\x89PNG") and b"IEND" not in data[-32:].tobytes():
-        raise FrameError(f"{path}: truncated PNG (the file ends early)")
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    if img is None:
-        raise FrameError(f"{path}: not an image OpenCV can read")
-    return img
+        return load(path)
+    except ImageFileError as e:
+        raise FrameError(str(e)) from None
 
 
 # ------------------------------------------------------------------ reading

@@ -112,6 +112,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if tmp is not None:
             tmp.cleanup()
     game = rig.app.game
+    if rig.app.unsaved is not None:
+        raise UserError(f"stopped: not saved: {rig.app.unsaved}")
     if not game.finished:
         print("the game was left unfinished", file=sys.stderr)
     for name, total in zip(game.players, game.totals()):

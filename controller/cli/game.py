@@ -55,32 +55,65 @@ def _db_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
+MAX_EVENT_LINE = 64 * 1024  # bytes: an event is a few dozen
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
+    """The events streamed a line at a time: memory stays bounded whatever the file's length (the
+    game keeps its states, not its log), and the first bad line ends it with one line."""
     from controller.game.game import Game, GameError, Setup
+    from vision.inputfile import open_regular
 
     setup = Setup.create(args.rules, args.players, forced_order=True if args.forced_order else None, banking=not args.no_banking)
     name = args.events
     try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"{name}: cannot read: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
+        f = sys.stdin.buffer if name == "-" else open_regular(name)
+    except OSError as e:
+        print(f"{name}: cannot read: {e.strerror or e}", file=sys.stderr)
         return 2
-    game = Game(setup)
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as e:
-            print(f"{name}: line {n}: not JSON: {e.msg} (column {e.colno})", file=sys.stderr)
-            return 2
-        try:
-            game.apply(event)
-        except GameError as e:
-            print(f"{name}: line {n}: {e}", file=sys.stderr)
-            return 2
+    game = Game(setup, keep_log=False)
+    with f:
+        n = 0
+        while True:
+            try:
+                raw = f.readline(MAX_EVENT_LINE + 1)
+            except OSError as e:
+                print(f"{name}: cannot read: {e.strerror or e}", file=sys.stderr)
+                return 2
+            if not raw:
+                break
+            n += 1
+            why = _event_line_problem(raw)
+            if why is None:
+                try:
+                    event = json.loads(raw.decode("utf-8"))
+                except json.JSONDecodeError as e:
+                    why = f"not JSON: {e.msg} (column {e.colno})"
+                except (RecursionError, ValueError) as e:  # (ValueError: an integer of over 4300 digits)
+                    why = "not JSON: nested too deeply" if isinstance(e, RecursionError) else f"not JSON: {e}"
+                else:
+                    try:
+                        game.apply(event)
+                    except GameError as e:
+                        why = str(e)
+            elif why == "":
+                continue
+            if why:
+                print(f"{name}: line {n}: {why}", file=sys.stderr)
+                return 2
     print(json.dumps(game.to_json()))
     return 0
+
+
+def _event_line_problem(raw: bytes) -> str | None:
+    """Why a line of an event file is no event (None: parse it; "": a blank line, skipped)."""
+    if len(raw) > MAX_EVENT_LINE:
+        return f"longer than {MAX_EVENT_LINE // 1024} kB: not an event"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    return "" if not text.strip() else None
 
 
 def _open(args: argparse.Namespace):
@@ -89,7 +122,7 @@ def _open(args: argparse.Namespace):
     path = Path(args.db) if args.db else default_db_path()
     if not args.db and not path.exists():  # nothing recorded yet at the default place
         return None, path
-    return Store(path, create=False), path
+    return Store(path, readonly=True), path
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -103,9 +136,11 @@ def cmd_history(args: argparse.Namespace) -> int:
             if args.player is not None:
                 games = [g for g in games if args.player in g.players]
             stats = store.stats(args.player)
+            for problem in store.problems:  # a damaged row: one line each, the rest is listed
+                print(f"yatzycam history: {problem}", file=sys.stderr)
     if args.json:
         print(json.dumps({"db": str(path), "games": [g.to_dict() for g in games], "stats": [s.to_dict() for s in stats]}))
-        return 0
+        return 2 if store is not None and store.problems else 0
     if not games:
         print("no games" + (f" with {args.player}" if args.player else ""))
     for g in games:
@@ -125,14 +160,14 @@ def cmd_history(args: argparse.Namespace) -> int:
                 f"{s.name:<14} {s.rules:<12} {s.games:>5} {s.wins:>5} {s.average:>8.1f} {s.best:>5} "
                 f"{s.bonus_rate:>6.0%} {s.yatzys:>6}"
             )
-    return 0
+    return 2 if store is not None and store.problems else 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from controller.store import Store, default_db_path
 
     path = Path(args.db) if args.db else default_db_path()
-    with Store(path, create=False) as store:
+    with Store(path, readonly=True) as store:
         if args.format == "json":
             print(json.dumps(store.export_json(args.game_id), ensure_ascii=False))
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -71,18 +72,27 @@ HOLD_S = 1.0  # calibrate-live: a press of the throw button this long or longer 
 
 
 def cmd_calibrate_live(args: argparse.Namespace) -> int:
-    import sys
-    from pathlib import Path
-
     from controller import config as C
-    from controller.doctor import CalibrationFailed, calibrate_live
+    from controller.doctor import CalibrationFailed
     from controller.game.rules import load as load_rules
+    from controller.store import DbLock
 
     _lgpio_dir()
     cfg = C.load(_config_path(args))
     n_dice = args.dice if args.dice is not None else load_rules(cfg.game.rules).dice
     if not 1 <= n_dice <= 12:
         raise CalibrationFailed(f"--dice {n_dice}: use 1..12 dice")
+
+    with DbLock(cfg.paths.db, "calibrate-live"):  # not while a game runs on this database (it holds the camera)
+        return _calibrate_live(args, cfg, n_dice)
+
+
+def _calibrate_live(args: argparse.Namespace, cfg: Any, n_dice: int) -> int:
+    import sys
+    from pathlib import Path
+
+    from controller import config as C
+    from controller.doctor import CalibrationFailed, calibrate_live
 
     def show(text: str) -> None:
         print(text, flush=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def _poly_arg(text: str) -> tuple[tuple[float, float], ...]:
@@ -76,6 +77,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     if args.reference and args.dice is None:
         raise CalibrationError("--reference needs --dice N (how many dice lie on it)")
+    out = _out_path(args.out, CalibrationError)  # (before the work: a wrong --out wastes none)
     try:
         empty = load_image(args.empty)
         ref = load_image(args.reference) if args.reference else None
@@ -88,7 +90,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         floor = whole_frame((empty.shape[1], empty.shape[0]))
     cal = calibrate(empty, ref, args.dice if ref is not None else None,
                     keep_zone=args.keep_zone, auto_keep_zone=not args.no_keep_zone, floor=floor)
-    save(cal, args.out)
+    try:
+        save(cal, out)
+    except OSError as e:
+        out.with_name(out.name + ".tmp").unlink(missing_ok=True)  # (save's temporary file, if it got that far)
+        raise CalibrationError(f"--out {args.out}: cannot write: {e.strerror or e}") from None
     w, h = cal.image_size
     size = f", die top face about {cal.die_px:.0f} px" if cal.die_px else ", die size: measured in each frame (no reference)"
     keep = f", keep zone with {len(cal.keep_zone)} corners" if cal.keep_zone else ", no keep zone"
@@ -103,15 +109,29 @@ def cmd_show_calibration(args: argparse.Namespace) -> int:
     from calibration.draw import describe, draw
     from vision.reader import FrameError, load_image
 
+    out = _out_path(args.out, CalibrationError)
     cal = load(args.calibration)
     try:
         frame = load_image(args.image)
     except FrameError as e:
         raise CalibrationError(str(e)) from None
-    if not cv2.imwrite(args.out, draw(frame, cal)):
+    if not cv2.imwrite(str(out), draw(frame, cal)):
         raise CalibrationError(f"{args.out}: cannot write the picture (a .png path in a folder that exists?)")
     print(f"{args.out}: {describe(cal)}")
     return 0
+
+
+def _out_path(text: str, error: type[Exception]) -> Path:
+    """An output file's path: its folder must exist, and it must not be a folder or a special file."""
+
+    out = Path(text)
+    if out.is_dir():
+        raise error(f"--out {text}: is a folder; give the file to write, e.g. {out / 'calibration.json'}")
+    if out.exists() and not out.is_file():
+        raise error(f"--out {text}: not a regular file")
+    if not out.absolute().parent.is_dir():
+        raise error(f"--out {text}: no such folder {out.parent} (make it first)")
+    return out
 
 
 def cmd_read(args: argparse.Namespace) -> int:

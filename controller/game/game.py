@@ -216,8 +216,11 @@ def normalize_event(event: Any, n_dice: int) -> tuple[str, dict[str, Any]]:
 class Game:
     """One game: its setup, its event log, and the state those events build."""
 
-    def __init__(self, setup: Setup, events: Iterable[Mapping[str, Any]] = ()) -> None:
+    def __init__(self, setup: Setup, events: Iterable[Mapping[str, Any]] = (), keep_log: bool = True) -> None:
+        """``keep_log=False``: the events are applied but not kept (``events`` stays empty), so that a
+        replay of any length holds only the states an undo may return to."""
         self.setup = setup
+        self._keep_log = keep_log
         rs = setup.rules
         start = State(
             players=tuple(PlayerState(boxes=(None,) * len(rs.boxes)) for _ in setup.players),
@@ -240,6 +243,7 @@ class Game:
         g.setup = self.setup
         g._states = list(self._states)
         g._log = list(self._log)
+        g._keep_log = self._keep_log
         return g
 
     # ---------------------------------------------------------------- events
@@ -262,7 +266,8 @@ class Game:
         else:
             step = {"throw": _throw, "score": _score, "declare": _declare}[kind]
             self._states.append(step(self.setup, self.state, ev))
-        self._log.append(ev)
+        if self._keep_log:
+            self._log.append(ev)
 
     def check(self, event: Mapping[str, Any]) -> None:
         """Raise GameError if ``event`` would be refused; changes nothing."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -26,6 +27,7 @@ from controller.tomlfile import read_toml
 LANGUAGES = ("sv", "nb", "da", "en")
 RULESET_DIR = Path(__file__).resolve().parent / "rulesets"
 MAX_DICE = 10
+MAX_BOXES = 100
 FACES = np.arange(1, 7, dtype=np.int64)
 
 
@@ -439,6 +441,21 @@ def _typed(path: str, where: str, d: Mapping[str, Any], key: str, typ: type | tu
         raise _fail(path, where, f"{key!r} must be {_tname(types)}, not {type(v).__name__}")
     if not isinstance(v, types):
         raise _fail(path, where, f"{key!r} must be {_tname(types)}, not {type(v).__name__}")
+    if isinstance(v, int) and not isinstance(v, bool):
+        _bounded(path, where, key, v)
+    return v
+
+
+INT_BOUNDS = (0, 10**6 - 1)
+"""Every number of a rule set - dice, throws, points, thresholds, bonuses, caps, faces, sizes - is a
+count or a score a pad can hold: 0 up to a million (the score table is int32, and a box of
+3000000000 would wrap around)."""
+
+
+def _bounded(path: str, where: str, key: str, v: int) -> int:
+    lo, hi = INT_BOUNDS
+    if not lo <= v <= hi:
+        raise _fail(path, where, f"{key!r} must be {lo}..{hi}, got {v if abs(v) < 10**12 else f'{v:.3g}'}")
     return v
 
 
@@ -520,8 +537,8 @@ def parse_ruleset(data: Mapping[str, Any], path: str) -> RuleSet:
         raise _fail(path, "[options]", f"unknown key {k!r} (allowed: players, forced_order)")
 
     raw_boxes = _typed(path, top, data, "box", list)
-    if not raw_boxes:
-        raise _fail(path, top, "no [[box]] entries")
+    if not raw_boxes or len(raw_boxes) > MAX_BOXES:
+        raise _fail(path, top, f"a pad has 1 to {MAX_BOXES} [[box]] entries, not {len(raw_boxes)}")
     boxes: list[Box] = []
     seen: set[str] = set()
     for i, rb in enumerate(raw_boxes, 1):
@@ -605,8 +622,8 @@ def _check_params(path: str, where: str, kind: str, p: dict[str, Any], dice: int
         raise _fail(path, where, "at most 6 pairs of different faces")
     if kind == "groups":
         sizes = p["sizes"]
-        if not sizes or len(sizes) > 6 or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in sizes):
-            raise _fail(path, where, "'sizes' must be a list of 1 to 6 positive integers")
+        if not sizes or len(sizes) > 6 or not all(isinstance(s, int) and not isinstance(s, bool) and 1 <= s <= dice for s in sizes):
+            raise _fail(path, where, f"'sizes' must be a list of 1 to 6 integers 1..{dice}")
     if kind in ("straight", "straight_pair"):
         face("lo")
         face("hi")
@@ -638,17 +655,27 @@ def load(name_or_path: str) -> RuleSet:
 
 
 def parse_roll(text: str) -> list[int]:
-    """'3 3 5 4 5', '3,3,5,4,5' or '33545' -> faces. Raises RulesError."""
+    """'3 3 5 4 5', '3,3,5,4,5' or '33545' -> faces. Raises RulesError.
+
+    Only ASCII digits are faces (``str.isdigit`` also takes '²' and Arabic-Indic digits)."""
     s = text.strip()
     if not s:
         raise RulesError("empty roll")
-    if s.isdigit() and len(s) > 1:
+    if len(s) > MAX_ROLL_TEXT:
+        raise RulesError(f"a roll of {len(s)} characters: a roll is at most {MAX_DICE} faces")
+    if _ASCII_DIGITS.fullmatch(s) and len(s) > 1:
         parts = list(s)
     else:
         parts = [x for x in s.replace(",", " ").split() if x]
     faces = []
     for x in parts:
-        if not x.lstrip("-").isdigit():
-            raise RulesError(f"{x!r} is not a die face")
+        if not _FACE.fullmatch(x):
+            shown = x if len(x) <= 12 else x[:12] + "..."
+            raise RulesError(f"{shown!r} is not a die face (1 to 6)")
         faces.append(int(x))
     return faces
+
+
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+_FACE = re.compile(r"-?[0-9]{1,3}")  # (a face out of 1..6 is refused by check_roll, with the face)
+MAX_ROLL_TEXT = 200
