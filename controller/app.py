@@ -1224,7 +1224,13 @@ def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None) -> 
     g = cfg.game
     game, gid = open_game(store, g.rules, list(g.players) or None, g.forced_order, g.banking, new=new)
     calibration = None
-    if Path(cfg.paths.calibration).exists():
+    try:
+        have_cal = Path(cfg.paths.calibration).exists()
+    except OSError as e:
+        from controller.config import ConfigError
+
+        raise ConfigError(f"paths.calibration: {e.strerror or e}") from None
+    if have_cal:
         try:
             from calibration import load as load_cal  # type: ignore[attr-defined]
 
@@ -1233,7 +1239,18 @@ def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None) -> 
             log("calibration part not built: reading without a calibration")
     p = cfg.pins
     timing = Timing(hold_s=p.hold_time, debounce_s=p.bounce_time or 0.03, shutdown_s=p.shutdown_hold or 0.0)
-    panel: Panel = KeyboardPanel(clock, timing) if keyboard else GpioPanel(p.buttons, p.leds_throws, p.leds_bank, clock=clock, timing=timing)
+    import warnings
+
+    try:
+        with warnings.catch_warnings():  # (gpiozero warns of each pin factory it cannot load: the error says it once)
+            warnings.simplefilter("ignore")
+            panel: Panel = KeyboardPanel(clock, timing) if keyboard else GpioPanel(p.buttons, p.leds_throws, p.leds_bank, clock=clock, timing=timing)
+    except Exception as e:  # gpiozero's BadPinFactory and its kin: no pins on this machine
+        if type(e).__module__.startswith("gpiozero"):
+            from hardware.panel import PanelError
+
+            raise PanelError(f"no GPIO pins ({e}): run on the Pi, or use --keyboard") from None
+        raise
     if keyboard:
         panel.start()  # type: ignore[attr-defined]
     lang = lang or cfg.display.language

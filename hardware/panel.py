@@ -44,6 +44,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, TextIO
 
 
+
+class PanelError(RuntimeError):
+    """The buttons and LEDs cannot be opened (no GPIO on this machine, a pin in use): one line."""
+
+    user_error = True
+
 class Action(enum.Enum):
     THROW = "throw"  # register a throw (in the menu: move on)
     MENU = "menu"  # open the menu (in the menu: pick)

@@ -3,7 +3,7 @@
 For every input: the exit code is 0 or 2 (78 for a config); stderr is empty on success and one
 line per bad item otherwise (an image, a line); nothing raises out of ``main`` (a traceback);
 no file in the input's folder changes and none appears. Each kind runs ``FAST`` (500 inputs) in
-``make test`` and ``SLOW`` (5,000) in its ``slow``-marked twin.
+``make test`` and ``SLOW`` (5,000) in its ``slow``- and ``fuzz_slow``-marked twin (``make test-fuzz``).
 """
 
 from __future__ import annotations
@@ -159,6 +159,7 @@ def test_config(text):
 
 
 @pytest.mark.slow
+@pytest.mark.fuzz_slow
 @SLOW
 @given(config_texts())
 def test_config_slow(text):
@@ -212,6 +213,7 @@ def test_ruleset(text):
 
 
 @pytest.mark.slow
+@pytest.mark.fuzz_slow
 @SLOW
 @given(ruleset_texts())
 def test_ruleset_slow(text):
@@ -241,6 +243,7 @@ def test_faces(faces, lines):
 
 
 @pytest.mark.slow
+@pytest.mark.fuzz_slow
 @SLOW
 @given(st.lists(FACE_TEXT, max_size=6), st.lists(FACE_TEXT.map(lambda s: s.replace("\r", " ")), max_size=4))
 def test_faces_slow(faces, lines):
@@ -279,6 +282,7 @@ def test_events(lines):
 
 
 @pytest.mark.slow
+@pytest.mark.fuzz_slow
 @SLOW
 @given(st.lists(EVENT_LINE, max_size=12))
 def test_events_slow(lines):
@@ -333,6 +337,7 @@ def test_calibration(text):
 
 
 @pytest.mark.slow
+@pytest.mark.fuzz_slow
 @SLOW
 @given(calibration_texts())
 def test_calibration_slow(text):
@@ -385,6 +390,7 @@ def test_image_header(images):
 
 
 @pytest.mark.slow
+@pytest.mark.fuzz_slow
 @SLOW
 @given(st.lists(image_bytes(), min_size=1, max_size=3))
 def test_image_header_slow(images):
@@ -448,6 +454,7 @@ def test_database_rows(edits):
 
 
 @pytest.mark.slow
+@pytest.mark.fuzz_slow
 @SLOW
 @given(st.lists(st.tuples(st.sampled_from(CELLS), st.integers(0, 20), CELL_VALUES), min_size=1, max_size=2))
 def test_database_rows_slow(edits):
