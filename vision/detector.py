@@ -129,19 +129,23 @@ def pyramid_scales(shape: tuple[int, int], smallest: float = 16.0, largest: floa
     return out
 
 
+def load_onnx(path: Path, what: str) -> cv2.dnn.Net:
+    """An ONNX file as an OpenCV dnn net; ModelError (one line) for a missing or unreadable file."""
+    if not path.is_file():
+        raise ModelError(f"{path}: no such model file ({what})")
+    try:
+        return cv2.dnn.readNetFromONNX(str(path))
+    except cv2.error as e:
+        raise ModelError(f"{path}: OpenCV cannot load this model ({str(e).strip().splitlines()[-1]})") from None
+
+
 class Detector:
     """The committed model (or another ONNX file of the same recipe), run by cv2.dnn on one thread
     by default (the appliance reads one frame at a time; `threads` to change)."""
 
     def __init__(self, path: str | os.PathLike | None = None, threads: int | None = 1):
-        p = Path(path) if path is not None else MODEL
-        if not p.is_file():
-            raise ModelError(f"{p}: no such model file (the reader's trained detector)")
-        try:
-            self.net = cv2.dnn.readNetFromONNX(str(p))
-        except cv2.error as e:
-            raise ModelError(f"{p}: OpenCV cannot load this model ({str(e).strip().splitlines()[-1]})") from None
-        self.path = p
+        self.path = Path(path) if path is not None else MODEL
+        self.net = load_onnx(self.path, "the reader's trained detector")
         if threads is not None:
             cv2.setNumThreads(threads)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector import ModelError
+from vision.detector import load_onnx
 
 CROP = 32  # crop side, net input pixels
 CONTEXT = 1.75  # crop side in top-face sides
@@ -79,14 +79,8 @@ class FaceNet:
     """The committed face model (or another ONNX file of the same recipe), run by cv2.dnn."""
 
     def __init__(self, path: str | os.PathLike | None = None):
-        p = Path(path) if path is not None else MODEL
-        if not p.is_file():
-            raise ModelError(f"{p}: no such model file (the reader's face model)")
-        try:
-            self.net = cv2.dnn.readNetFromONNX(str(p))
-        except cv2.error as e:
-            raise ModelError(f"{p}: OpenCV cannot load this model ({str(e).strip().splitlines()[-1]})") from None
-        self.path = p
+        self.path = Path(path) if path is not None else MODEL
+        self.net = load_onnx(self.path, "the reader's face model")
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
         """(N, N_CLASSES) raw outputs for (N, CROP, CROP) uint8 crops."""

@@ -29,8 +29,9 @@ def renders(tmp_path_factory) -> Path:
     return out
 
 
-def _args(renders: Path, out: Path, seed: int = 0, steps: int = 4) -> list[str]:
-    a = ["--renders", str(renders), "--out", str(out), "--steps", str(steps), "--batch", "4", "--crop", "96",
+def _args(renders: Path, out: Path, seed: int = 0, steps: int = 4, batch: int = 4) -> list[str]:
+    """A few steps of the detector's training (add "--crop", "96"), or of the face net's."""
+    a = ["--renders", str(renders), "--out", str(out), "--steps", str(steps), "--batch", str(batch),
          "--threads", "1", "--seed", str(seed), "--log-every", "2"]
     if DATA.is_dir():
         a += ["--data", str(DATA), "--limit", "4"]
@@ -59,7 +60,7 @@ def test_augment_keeps_labels_on_the_dice(renders):
 
 def test_a_short_training_exports_a_model_cv2_reads(renders, tmp_path):
     out = tmp_path / "m.onnx"
-    assert T.main(_args(renders, out)) == 0
+    assert T.main(_args(renders, out) + ["--crop", "96"]) == 0
     info = json.loads(out.with_suffix(".train.json").read_text())
     assert info["steps"] == 4 and info["data"]["render"] >= 1
     det = detector.Detector(out)
@@ -80,18 +81,14 @@ def test_a_short_training_exports_a_model_cv2_reads(renders, tmp_path):
 
 def test_the_same_seed_gives_the_same_weights(renders, tmp_path):
     a, b = tmp_path / "a.onnx", tmp_path / "b.onnx"
-    T.main(_args(renders, a, seed=5, steps=2))
-    T.main(_args(renders, b, seed=5, steps=2))
+    T.main(_args(renders, a, seed=5, steps=2) + ["--crop", "96"])
+    T.main(_args(renders, b, seed=5, steps=2) + ["--crop", "96"])
     wa, wb = torch.load(a.with_suffix(".pt")), torch.load(b.with_suffix(".pt"))
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
 def _face_args(renders: Path, out: Path, seed: int = 0, steps: int = 4) -> list[str]:
-    a = ["--renders", str(renders), "--out", str(out), "--steps", str(steps), "--batch", "16",
-         "--threads", "1", "--seed", str(seed), "--log-every", "2"]
-    if DATA.is_dir():
-        a += ["--data", str(DATA), "--limit", "4"]
-    return a
+    return _args(renders, out, seed, steps, batch=16)
 
 
 def test_face_batches_hold_every_kind_of_label(renders):

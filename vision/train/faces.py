@@ -19,14 +19,13 @@ import json
 import math
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision import faces as F
-from vision.train.data import SOURCES, Sample, photo_samples, photometric, render_samples
+from vision.train.data import SOURCES, Sample, photometric
 
 #: the share of each source in a batch (renormalised over those present)
 MIX = {"render": 0.45, "rune55": 0.2, "webcam": 0.15, "fisheye": 0.05, "crops": 0.15}
@@ -81,22 +80,10 @@ def negative(s: Sample, rng: np.random.Generator) -> np.ndarray | None:
 
 
 def load(args) -> dict[str, list[Sample]]:
-    pools: dict[str, list[Sample]] = {}
-    if args.renders:
-        pools["render"] = [x for f in args.renders.split(",") for x in render_samples(f)]
-    if args.data:
-        left = set(args.leave_out.split(",")) if args.leave_out else set()
-        for src in SOURCES:
-            if src in left:
-                continue
-            got = photo_samples(args.data, src)
-            if "fisheye" in left:  # fisheye crops are cut from the fisheye photos: keep them out too
-                got = [s for s in got if s.source != "fisheye"]
-            if got:
-                pools[src] = got
-    if args.limit:
-        pools = {k: v[:args.limit] for k, v in pools.items()}
-    return {k: v for k, v in pools.items() if v and die_items(v)}
+    """The detector's training pools (vision.train.train.load_pools), those that hold a die to teach."""
+    from vision.train.train import load_pools
+
+    return {k: v for k, v in load_pools(args).items() if die_items(v)}
 
 
 def batches(pools: dict[str, list[Sample]], seed: int, batch: int):
@@ -174,23 +161,6 @@ def train(args) -> dict:
     out_path.with_suffix(".train.json").write_text(json.dumps(info, indent=1) + "\n")
     print(f"wrote {out_path} ({out_path.stat().st_size / 1024:.0f} KiB)", flush=True)
     return info
-
-
-def evaluate(model: str | Path, samples: list[Sample], turns: int = 4) -> dict:
-    """Face accuracy of an exported model on the dice of `samples` (true centres and sizes):
-    {"n", "right", "confusion": {"true>read": count}, "rows": [(best prob, right)]}."""
-    net = F.FaceNet(model)
-    rows, conf = [], Counter()
-    for s in samples:
-        dice = [(float(x), float(y), float(sd)) for x, y, sd, _ in s.dice if sd >= MIN_SIDE]
-        if not dice:
-            continue
-        p = net.probs(s.gray, dice, turns)
-        for (_, _, sd, cls), pr in zip([d for d in s.dice if d[2] >= MIN_SIDE], p):
-            k = int(np.argmax(pr))
-            conf[f"{int(cls)}>{k}"] += 1
-            rows.append((float(pr[k]), k == int(cls)))
-    return {"n": len(rows), "right": sum(r for _, r in rows), "confusion": dict(conf), "rows": rows}
 
 
 def parser() -> argparse.ArgumentParser:

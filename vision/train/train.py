@@ -39,7 +39,7 @@ def need_torch():
 def load_pools(args) -> dict[str, list]:
     pools: dict[str, list] = {}
     if args.renders:
-        if args.render_count:
+        if getattr(args, "render_count", 0):  # (vision.train.faces reads renders only)
             render_cache(args.renders.split(",")[0], range(args.render_seed, args.render_seed + args.render_count),
                          args.workers, args.render_pool)
         folders = args.renders.split(",")
