@@ -2,14 +2,19 @@
 
 The detector (vision.detector) finds where the dice are and how large; its cells are a quarter of
 a die wide, too coarse to count pips safely. This net sees each die on its own: a CROP x CROP grey
-crop centred on the die, CONTEXT top-face sides wide (the top face and what lies around it: a
-cocked die's side faces, the rim, a neighbour), each crop normalised to zero mean and unit spread.
-It answers eight classes: faces 1-6, NOT_READABLE (cocked, on an edge, hidden) and NOT_A_DIE (a
-pip, a screw hole, a symbol die, a shadow).
+crop centred on the die, CONTEXT top-face sides wide (the top face at about 25 pixels, and what lies
+around it: a cocked die's side faces, the rim, a neighbour), each crop normalised to zero mean and
+unit spread. It answers eight classes: faces 1-6, NOT_READABLE (cocked, on an edge, an odd face)
+and NOT_A_DIE (a pip, a screw hole, a symbol die, a side face, a shadow, a window half off a die).
 
-The same `crop` serves training (vision.train.faces) and reading, so the net sees at reading time
-exactly what it learnt on. Reading averages the four quarter turns of each crop (exact, no
-resampling): a face is the same face turned, so a view the net reads less surely counts less.
+Each crop is turned so that the picture's centre lies straight up from the die (`toward_centre`).
+A camera above the tray sees a flat die's side faces on the side facing the point below it (near
+the picture's centre), more of them the farther out the die lies; a cocked die shows a side face
+wherever it leans. Turned so, a flat die far out always shows its sides at the top of the crop,
+and the net can tell it from a cocked one.
+
+The same `crop` serves training (vision.train.faces cuts its bank with it) and reading, so the net
+sees at reading time what it learnt on.
 """
 
 from __future__ import annotations
@@ -23,20 +28,20 @@ import numpy as np
 
 from vision.detector import load_onnx
 
-CROP = 32  # crop side, net input pixels
-CONTEXT = 1.75  # crop side in top-face sides
+CROP = 40  # crop side, net input pixels
+CONTEXT = 1.6  # crop side in top-face sides
 N_CLASSES = 8  # faces 1-6, then NOT_READABLE, NOT_A_DIE
 NOT_READABLE = 6
 NOT_A_DIE = 7
-TURNS = 4  # quarter turns of each crop averaged when reading
 MODEL = Path(__file__).with_name("model") / "faces.onnx"
 
 
-def crop(gray: np.ndarray, x: float, y: float, side: float, angle: float = 0.0, out: int = CROP) -> np.ndarray:
+def crop(gray: np.ndarray, x: float, y: float, side: float, angle: float = 0.0, out: int = CROP,
+         context: float = CONTEXT) -> np.ndarray:
     """The CROP x CROP view of a die of top-face side `side` centred at (x, y), turned by `angle`
     degrees: a window CONTEXT sides wide, area-resampled first when it shrinks (no aliasing of
     pips), the picture's edge repeated where the window leaves it."""
-    win = CONTEXT * max(float(side), 1.0)
+    win = context * max(float(side), 1.0)
     s = out / win
     r = 0.75 * win + 2.0  # half the window that holds the crop at any turn
     x0, y0 = int(math.floor(x - r)), int(math.floor(y - r))
@@ -60,6 +65,15 @@ def crop(gray: np.ndarray, x: float, y: float, side: float, angle: float = 0.0, 
     return cv2.warpAffine(sub, M, (out, out), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def toward_centre(x: float, y: float, width: int, height: int) -> float:
+    """The turn (degrees, as `crop` takes it) that puts the picture's centre straight up from a die at
+    (x, y) in the crop; 0 for a die at the centre."""
+    vx, vy = (width - 1) / 2.0 - x, (height - 1) / 2.0 - y
+    if vx * vx + vy * vy < 1e-6:
+        return 0.0
+    return math.degrees(math.atan2(vx, -vy))
+
+
 def normalise(crops: np.ndarray) -> np.ndarray:
     """(N, CROP, CROP) uint8 crops as the net's input (N, 1, CROP, CROP): each crop to zero mean and
     unit spread (the spread floored, so a flat crop stays flat rather than all noise)."""
@@ -78,9 +92,10 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 class FaceNet:
     """The committed face model (or another ONNX file of the same recipe), run by cv2.dnn."""
 
-    def __init__(self, path: str | os.PathLike | None = None):
+    def __init__(self, path: str | os.PathLike | None = None, size: int = CROP, context: float = CONTEXT):
         self.path = Path(path) if path is not None else MODEL
         self.net = load_onnx(self.path, "the reader's face model")
+        self.size, self.context = size, context
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
         """(N, N_CLASSES) raw outputs for (N, CROP, CROP) uint8 crops."""
@@ -89,12 +104,12 @@ class FaceNet:
         self.net.setInput(normalise(crops))
         return self.net.forward().reshape(len(crops), N_CLASSES)
 
-    def probs(self, gray: np.ndarray, dice: list[tuple[float, float, float]], turns: int = TURNS) -> np.ndarray:
-        """(N, N_CLASSES) class probabilities of the dice (x, y, top-face side) in a grey picture:
-        the mean over `turns` quarter turns of each crop."""
+    def probs(self, gray: np.ndarray, dice: list[tuple[float, float, float]]) -> np.ndarray:
+        """(N, N_CLASSES) class probabilities of the dice (x, y, top-face side) in a grey picture, each
+        read from its crop turned toward the picture's centre."""
         if not dice:
             return np.zeros((0, N_CLASSES), np.float64)
-        base = np.stack([crop(gray, x, y, s) for x, y, s in dice])
-        views = np.concatenate([np.rot90(base, k, axes=(1, 2)) for k in range(turns)])
-        p = softmax(self.logits(views).astype(np.float64))
-        return p.reshape(turns, len(dice), N_CLASSES).mean(axis=0)
+        h, w = gray.shape[:2]
+        crops = np.stack([crop(gray, x, y, s, toward_centre(x, y, w, h), out=self.size, context=self.context)
+                          for x, y, s in dice])
+        return softmax(self.logits(crops).astype(np.float64))

@@ -48,7 +48,7 @@ from vision.reader import faces_path, look
 #: floors the model never saw) is kept for the bench alone, so that no cut is chosen on it
 POOL = "train"
 SEED = 90_000_000  # the tool's own scenes: never the bench's (1000 up) nor the training's
-SCENES = 1600
+SCENES = 4000
 MAX_RATE = 0.001  # at most 1 in 1,000 (the upper 95% bound)
 DIE_PX_JITTER = 0.04  # the calibrated die size's error (relative, one sigma)
 OUT = Path(__file__).with_name("model") / "thresholds.json"
@@ -121,28 +121,35 @@ def _label(found, dice: list[dict]) -> list[tuple[float, float, int, int, int]]:
     return out
 
 
-def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int]]:
-    """Detections on one real photo (pyramid, no calibration) labelled like the renders'."""
+def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, int]]:
+    """Detections on one real photo (pyramid, no calibration) labelled like the renders', matched to
+    the label boxes as the bench matches them (vision.bench.score_photo): a detection is on a die
+    when its centre lies in that die's box (one detection a box, the strongest first; a second one
+    in a box is a false die). Boxes under the bench's MIN_PX or of unknown face say nothing: the
+    detections in them are left out."""
     rec, model = args
     cv2.setNumThreads(1)
     img = cv2.imread(rec["path"], cv2.IMREAD_COLOR)
     if img is None:
         return []
-    dice = []
-    for x1, y1, x2, y2, face in rec["boxes"]:
-        side = math.sqrt(max((x2 - x1) * (y2 - y1), 1.0))
-        if min(x2 - x1, y2 - y1) < bench.MIN_PX:
-            continue
-        dice.append({"center": [0.5 * (x1 + x2), 0.5 * (y1 + y2)], "side": side,
-                     "cls": 7 if face is None else int(face) - 1})  # 7: a die of unknown face
+    boxes = rec["boxes"]
     found = look(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), _model(model), least=0.05, peak=0.05)
-    rows = _label(found, dice)
-    # a detection on a die of unknown face says nothing about faces: left out
-    return [r for r, d in zip(rows, found) if not _unknown(d, dice)]
-
-
-def _unknown(d, dice: list[dict]) -> bool:
-    return any(t["cls"] == 7 and math.dist((d.x, d.y), t["center"]) <= MATCH * t["side"] for t in dice)
+    rows, used = [], set()
+    for d in sorted(found, key=lambda d: -d.score):
+        inside = [k for k, b in enumerate(boxes) if b[0] <= d.x <= b[2] and b[1] <= d.y <= b[3]]
+        if any(boxes[k][4] is None or min(boxes[k][2] - boxes[k][0], boxes[k][3] - boxes[k][1]) < bench.MIN_PX
+               for k in inside):
+            continue
+        free = sorted((k for k in inside if k not in used),
+                      key=lambda k: math.dist((d.x, d.y), (0.5 * (boxes[k][0] + boxes[k][2]), 0.5 * (boxes[k][1] + boxes[k][3]))))
+        face = int(np.argmax(d.probs[:6])) + 1
+        best = float(max(d.probs[:6])) if d.face is not None else 0.0
+        if free:
+            used.add(free[0])
+            rows.append((float(d.score), best, int(boxes[free[0]][4] == face), 1, int(d.cls == NOT_A_DIE)))
+        else:
+            rows.append((float(d.score), best, 0, 0, int(d.cls == NOT_A_DIE)))
+    return rows
 
 
 def lowest_safe(values: np.ndarray, bad: np.ndarray, max_rate: float = MAX_RATE) -> tuple[float | None, int, int]:

@@ -19,7 +19,7 @@ from vision import detector  # noqa: E402
 from vision.train import train as T  # noqa: E402
 from vision.train.data import augment, render_cache, render_samples, targets  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "dice-photos"
+DATA = Path(__file__).resolve().parents[1] / "data"  # a few real photos in the dice-photos layout
 
 
 @pytest.fixture(scope="module")
@@ -88,18 +88,70 @@ def test_the_same_seed_gives_the_same_weights(renders, tmp_path):
 
 
 def _face_args(renders: Path, out: Path, seed: int = 0, steps: int = 4) -> list[str]:
-    return _args(renders, out, seed, steps, batch=16)
+    return _args(renders, out, seed, steps, batch=16) + ["--detector", str(detector.MODEL)]
 
 
-def test_face_batches_hold_every_kind_of_label(renders):
+@pytest.fixture(scope="module")
+def bank(renders):
+    from vision.train.faces import load_bank, parser
+
+    return load_bank(parser().parse_args(_face_args(renders, Path("unused.onnx"))), log=None)
+
+
+def test_the_face_bank_holds_dice_and_every_kind_of_negative(bank):
     from vision import faces
-    from vision.train.faces import batches, load, parser
+    from vision.train.faces import BASE, KINDS
 
-    pools = load(parser().parse_args(_face_args(renders, Path("unused.onnx"))))
-    x, y = next(batches(pools, 0, 256))
-    assert x.shape == (256, 1, faces.CROP, faces.CROP) and x.dtype == np.float32
-    assert set(np.unique(y)) <= set(range(faces.N_CLASSES)) and faces.NOT_A_DIE in y
-    assert np.allclose(x.mean(axis=(1, 2, 3)), 0.0, atol=1e-3)  # each crop normalised
+    n = len(bank["y"])
+    assert bank["x"].shape == (n, BASE, BASE) and bank["x"].dtype == np.uint8
+    assert len(bank["src"]) == len(bank["kind"]) == len(bank["turn"]) == n
+    names = list(bank["sources"])
+    crops = bank["src"] == names.index("crops")  # single-die crops: no picture around them, no turn
+    photos = np.isin(bank["src"], [names.index("render"), names.index("rune55"), names.index("webcam")])
+    assert np.isnan(bank["turn"][crops]).all() and not np.isnan(bank["turn"][photos]).any()
+    assert {names[i] for i in set(bank["src"].tolist())} >= {"render", "rune55", "webcam"}
+    assert faces.NOT_A_DIE in bank["y"] and (bank["y"] < faces.NOT_READABLE).any()
+    kinds = {KINDS[k] for k in set(bank["kind"].tolist())}
+    assert {"die", "background", "pip", "off_centre"} <= kinds
+    neg = bank["y"] == faces.NOT_A_DIE
+    assert np.all(bank["kind"][neg] != KINDS.index("die")) and np.all(bank["kind"][~neg] == KINDS.index("die"))
+
+
+def test_a_training_view_is_the_readers_crop(renders):
+    """The plain view of a bank window (no detector error, no turn) is what the reader cuts from the
+    picture for the same die: the net learns on what it will see."""
+    from vision import faces
+    from vision.train.faces import views, window
+
+    s = next(x for x in render_samples(renders) if len(x.dice))
+    h, w = s.gray.shape
+    for x, y, side in s.dice[:3, :3].astype(float):
+        turn = faces.toward_centre(x, y, w, h)
+        v = views(torch, window(s.gray, x, y, side)[None], np.random.default_rng(0), [turn], jitter=False)
+        got = (v[0, 0].numpy() * 255.0).astype(int)
+        want = faces.crop(s.gray, x, y, side, turn).astype(int)
+        assert got.shape == want.shape == (faces.CROP, faces.CROP)
+        assert np.abs(got - want).mean() < 6.0
+
+
+def test_face_batches_are_normalised_and_hold_every_label(bank):
+    from vision import faces
+    from vision.train.faces import Sampler, batch
+
+    idx = Sampler(bank, 0).draw(256)
+    x, y = batch(torch, bank, idx, np.random.default_rng(1))
+    assert tuple(x.shape) == (256, 1, faces.CROP, faces.CROP) and x.dtype == torch.float32
+    assert set(y.tolist()) <= set(range(faces.N_CLASSES)) and faces.NOT_A_DIE in y.tolist()
+    assert torch.allclose(x.mean(dim=(1, 2, 3)), torch.zeros(256), atol=1e-3)  # each crop normalised
+
+
+def test_a_fold_leaves_its_source_out_of_the_bank(bank):
+    from vision.train.faces import without
+
+    names = list(bank["sources"])
+    cut = without(bank, "webcam")
+    assert names.index("webcam") not in set(cut["src"].tolist())
+    assert len(cut["y"]) == len(bank["y"]) - int((bank["src"] == names.index("webcam")).sum())
 
 
 def test_a_short_face_training_exports_a_model_cv2_reads(renders, tmp_path):
@@ -108,7 +160,8 @@ def test_a_short_face_training_exports_a_model_cv2_reads(renders, tmp_path):
     from vision.train.model import FaceCNN
 
     out = tmp_path / "m.faces.onnx"
-    assert TF.main(_face_args(renders, out)) == 0
+    bank_file = ["--bank", str(tmp_path / "bank.npz")]
+    assert TF.main(_face_args(renders, out) + bank_file) == 0
     info = json.loads(out.with_suffix(".train.json").read_text())
     assert info["steps"] == 4 and info["data"]["render"] >= 1
     net = faces.FaceNet(out)
@@ -122,7 +175,7 @@ def test_a_short_face_training_exports_a_model_cv2_reads(renders, tmp_path):
         ref = m(torch.from_numpy(faces.normalise(crops)))[:, :, 0, 0].numpy()
     assert np.abs(ref - got).max() < 1e-3  # any batch size, the same as PyTorch
     a, b = tmp_path / "a.faces.onnx", tmp_path / "b.faces.onnx"
-    TF.main(_face_args(renders, a, seed=5, steps=2))
-    TF.main(_face_args(renders, b, seed=5, steps=2))
+    TF.main(_face_args(renders, a, seed=5, steps=2) + bank_file)
+    TF.main(_face_args(renders, b, seed=5, steps=2) + bank_file)
     wa, wb = torch.load(a.with_suffix(".pt")), torch.load(b.with_suffix(".pt"))
     assert all(torch.equal(wa[k], wb[k]) for k in wa)

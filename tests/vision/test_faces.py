@@ -63,5 +63,16 @@ def test_the_committed_face_net_reads_probabilities_for_each_die() -> None:
     assert p.shape == (2, faces.N_CLASSES)
     assert np.allclose(p.sum(axis=1), 1.0)
     assert net.probs(g, []).shape == (0, faces.N_CLASSES)
-    one = net.probs(g, [(150.0, 100.0, 40.0)], turns=1)
-    assert one.shape == (1, faces.N_CLASSES)
+
+
+@pytest.mark.parametrize("x, y", [(500.0, 100.0), (60.0, 400.0), (320.0, 460.0), (600.0, 240.0)])
+def test_each_crop_is_turned_so_the_pictures_centre_lies_straight_up(x: float, y: float) -> None:
+    """A mark on the side of a die that faces the picture's centre ends at the top middle of its crop."""
+    g = np.zeros((480, 640), np.uint8)
+    to = np.array([319.5 - x, 239.5 - y])
+    to /= np.linalg.norm(to)
+    cv2.circle(g, (round(x + 15 * to[0]), round(y + 15 * to[1])), 3, 255, -1)
+    c = faces.crop(g, x, y, 30.0, faces.toward_centre(x, y, 640, 480))
+    row, col = np.unravel_index(int(np.argmax(c)), c.shape)
+    assert row < faces.CROP * 0.3 and abs(col - (faces.CROP - 1) / 2) <= 2
+    assert faces.toward_centre(319.5, 239.5, 640, 480) == 0.0

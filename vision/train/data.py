@@ -41,6 +41,7 @@ class Sample:
     mask: np.ndarray | None = None  # uint8 HxW, 255 where heat is learnt; None: everywhere
     source: str = ""
     name: str = ""
+    condition: str = ""  # a render's condition (vision.synthetic.CONDITIONS)
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -117,8 +118,8 @@ RENDER_MIX = {"clean": 0.34, "cocked": 0.26, "off_tray": 0.1, "missing": 0.04, "
               "glare": 0.05, "blur": 0.04, "hand": 0.06, "odd_face": 0.07}
 
 
-def _render_one(args: tuple[int, str, str]) -> None:
-    seed, out, pool = args
+def _render_one(args: tuple[int, str, str, dict | None]) -> None:
+    seed, out, pool, mix = args
     from vision import synthetic as S
 
     p = Path(out) / f"r{seed:06d}"
@@ -128,7 +129,7 @@ def _render_one(args: tuple[int, str, str]) -> None:
     rng = np.random.default_rng(seed)
     size = ((1280, 960), (640, 480), (960, 720))[seed % 3]
     n = int(rng.choice([1, 2, 3, 5, 6, 8, 10]))
-    cond = S.random_condition(rng, RENDER_MIX)
+    cond = S.random_condition(rng, mix or RENDER_MIX)
     try:
         scene = S.random_scene(rng, n, size, cond, pool=pool)
     except (RuntimeError, ValueError):
@@ -142,14 +143,16 @@ def _render_one(args: tuple[int, str, str]) -> None:
     p.with_suffix(".json").write_text(json.dumps({"dice": lab.tolist(), "condition": cond}))
 
 
-def render_cache(out: str | os.PathLike, seeds: range, workers: int = 2, pool: str = "train") -> Path:
+def render_cache(out: str | os.PathLike, seeds: range, workers: int = 2, pool: str = "train",
+                 mix: dict[str, float] | None = None) -> Path:
     """Render the training scenes of `seeds` from the renderer's `pool` ("classic" or "train"; never
-    "holdout", which the bench keeps for scenes the model never saw) into `out`, skipping those there."""
+    "holdout", which the bench keeps for scenes the model never saw) into `out`, skipping those there.
+    `mix`: the conditions' shares (default RENDER_MIX; {"cocked": 1.0} for a set of cocked dice)."""
     if pool == "holdout":
         raise ValueError("the holdout pool is for evaluation only")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(s, str(out), pool) for s in seeds]
+    jobs = [(s, str(out), pool, mix) for s in seeds]
     if workers > 1:
         import multiprocessing as mp
 
@@ -161,15 +164,19 @@ def render_cache(out: str | os.PathLike, seeds: range, workers: int = 2, pool: s
     return out
 
 
-def render_samples(folder: str | os.PathLike) -> list[Sample]:
-    out = []
+def iter_render_samples(folder: str | os.PathLike):
+    """The rendered scenes of a render_cache folder, one at a time (pictures are read as they come)."""
     for j in sorted(Path(folder).glob("r*.json")):
         g = cv2.imread(str(j.with_suffix(".png")), cv2.IMREAD_GRAYSCALE)
         if g is None:
             continue
-        dice = np.array(json.loads(j.read_text())["dice"], np.float32).reshape(-1, 4)
-        out.append(Sample(g, dice, None, "render", j.stem))
-    return out
+        meta = json.loads(j.read_text())
+        dice = np.array(meta["dice"], np.float32).reshape(-1, 4)
+        yield Sample(g, dice, None, "render", j.stem, meta.get("condition", ""))
+
+
+def render_samples(folder: str | os.PathLike) -> list[Sample]:
+    return list(iter_render_samples(folder))
 
 
 # --------------------------------------------------------------------------- augmentation

@@ -1,20 +1,25 @@
-"""`make train PHOTOS=DIR` / `python -m vision.train.recipe`: the committed model's whole recipe.
+"""`make train PHOTOS=DIR` / `python -m vision.train.recipe`: the committed models' whole recipe.
 
-1. render the training scenes into a work folder: CLASSIC scenes of the renderer's classic pool
-   (seeds 0 up) and TRAIN_POOL scenes of its widened train pool (seeds 100000 up); never its
-   holdout pool, which the bench keeps for dice styles, floors and settings the model never saw;
-2. pretrain on the classic renders alone (PRETRAIN_STEPS);
-3. fine-tune on both render sets and every real source (FINETUNE_STEPS), then go on for
-   FURTHER_STEPS more on the same data (seed 1): the committed detector;
-4. train the face net (vision.train.faces) on die crops of the same renders and photos
-   (FACE_STEPS): NAME.faces.onnx beside the detector NAME.onnx;
-5. with `--folds DIR`: the FINETUNE_STEPS fine-tune and the face net once per fold of FOLDS left
-   out, DIR/without-SRC.onnx and DIR/without-SRC.faces.onnx, for `yatzycam bench --models DIR`
-   (fold models stay out of the repository). The fold detectors stop before the further steps
-   (time on two cores), so their figures are, if anything, below the committed model's.
+1. render the training scenes into a work folder (never the renderer's holdout pool, which the
+   bench keeps for dice styles, floors and settings the models never saw): CLASSIC scenes of its
+   classic pool (seeds 0 up), TRAIN_POOL scenes of its widened train pool (seeds 100000 up), MORE
+   further train-pool scenes (seeds 102274 up) and COCKED train-pool scenes that hold cocked dice
+   and odd faces (seeds 300000 up);
+2. the detector: pretrain on the classic renders alone (PRETRAIN_STEPS); fine-tune on the classic
+   and first train-pool renders and every real source (FINETUNE_STEPS), then go on for
+   FURTHER_STEPS more on the same data (seed 1): the committed detector NAME.onnx;
+3. the face net (vision.train.faces): a bank of every die of all the renders and photos, read where
+   the committed detector finds it, with that detector's false dice; FACE_STEPS steps on it:
+   NAME.faces.onnx beside the detector;
+4. with `--folds DIR`: once per fold of FOLDS left out, the detector's FINETUNE_STEPS fine-tune and
+   FOLD_FACE_STEPS of the face net, DIR/without-SRC.onnx and DIR/without-SRC.faces.onnx, for
+   `yatzycam bench --models DIR` and `python -m vision.thresholds --models DIR` (fold models stay
+   out of the repository). The fold models stop before the main models' further steps (time on two
+   cores), so their figures are, if anything, below the committed models'.
 
-On two cores: rendering about 5 minutes, pretraining about 15, each detector fine-tune 10-25,
-each face net 10-20.
+Then `python -m vision.thresholds --data DIR --models DIR` sets the reader's cuts.
+On two cores: rendering about 15 minutes, pretraining about 15, each detector fine-tune 10-25,
+the face bank about 6, the face net about 25, each fold's face net about 15.
 """
 
 from __future__ import annotations
@@ -31,10 +36,14 @@ from vision.train import train as T
 
 CLASSIC = 2400
 TRAIN_POOL = 2274
+MORE = 5726
+COCKED = 4000
+COCKED_MIX = {"cocked": 0.85, "odd_face": 0.15}
 PRETRAIN_STEPS = 3000
 FINETUNE_STEPS = 1400
 FURTHER_STEPS = 3000
-FACE_STEPS = 4000
+FACE_STEPS = 16000
+FOLD_FACE_STEPS = 10000
 #: the leave-out folds: each real source with whole photos; crops/ (single dice, no photos) is left
 #: out with webcam, so that its face accuracy is also measured by a model that never saw it
 FOLDS = ("rune55", "webcam,crops", "fisheye")
@@ -51,12 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     work = Path(a.work)
     classic, train_pool = work / "renders-classic", work / "renders-train"
+    more, cocked = work / "renders-train2", work / "renders-cocked"
     pre = work / "pre.onnx"
     seed = ["--seed", str(a.seed)]
     from vision.train.data import render_cache
 
     render_cache(classic, range(0, CLASSIC), pool="classic")
     render_cache(train_pool, range(100000, 100000 + TRAIN_POOL), pool="train")
+    render_cache(more, range(100000 + TRAIN_POOL, 100000 + TRAIN_POOL + MORE), pool="train")
+    render_cache(cocked, range(300000, 300000 + COCKED), pool="train", mix=COCKED_MIX)
     if not pre.with_suffix(".pt").exists():
         T.main(["--renders", str(classic), "--steps", str(PRETRAIN_STEPS), "--threads", "2", "--out", str(pre)] + seed)
     tune = ["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(pre.with_suffix(".pt")),
@@ -66,14 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     T.main(["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(first.with_suffix(".pt")),
             "--steps", str(FURTHER_STEPS), "--lr", "2e-3", "--threads", "2", "--seed", str(a.seed + 1),
             "--out", a.out])
-    faces = ["--renders", f"{classic},{train_pool}", "--data", a.data, "--steps", str(FACE_STEPS),
-             "--threads", "2"] + seed
-    FT.main(faces + ["--out", str(faces_path(a.out))])
+    faces = ["--renders", ",".join(str(p) for p in (train_pool, classic, more, cocked)), "--data", a.data,
+             "--detector", a.out, "--bank", str(work / "face-bank.npz"), "--threads", "2"] + seed
+    FT.main(faces + ["--steps", str(FACE_STEPS), "--out", str(faces_path(a.out))])
     if a.folds:
         for src in FOLDS:
             fold = Path(a.folds) / f"without-{src.split(',')[0]}.onnx"
             T.main(tune + ["--leave-out", src, "--out", str(fold)])
-            FT.main(faces + ["--leave-out", src, "--out", str(faces_path(fold))])
+            FT.main(faces + ["--steps", str(FOLD_FACE_STEPS), "--leave-out", src, "--out", str(faces_path(fold))])
     return 0
 
 
