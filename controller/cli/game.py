@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from controller.cli.args import whole
 from controller.game import rules as R
 from controller.language import add_option as add_lang
 
@@ -39,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_history)
 
     p = sub.add_parser("export", help="one game as JSON (setup, events, state) or CSV (the pad)", description="Export one game.")
-    p.add_argument("game_id", metavar="GAME_ID", type=int, help="the game's number (see `yatzycam history --all`)")
+    p.add_argument("game_id", metavar="GAME_ID", type=whole(what="a game number"), help="the game's number (see `yatzycam history --all`)")
     p.add_argument("--format", choices=("json", "csv"), default="json", help="json: setup, events, state; csv: the score pad")
     add_lang(p, "CSV (box labels and rows)")
     _db_arg(p)
