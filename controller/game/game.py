@@ -181,7 +181,9 @@ class State:
 def normalize_event(event: Any, n_dice: int) -> tuple[str, dict[str, Any]]:
     """Check an event's shape; return its kind and a clean copy."""
     if not isinstance(event, Mapping):
-        raise GameError(f"an event is a JSON object like {{\"throw\": [...]}}, not {type(event).__name__}")
+        kind = {type(None): "null", bool: "true or false", int: "a number", float: "a number", str: "a string",
+                list: "a list"}.get(type(event), type(event).__name__)
+        raise GameError(f"an event is a JSON object like {{\"throw\": [...]}}, not {kind}")
     kinds = [k for k in EVENT_KINDS if k in event]
     if len(kinds) != 1:
         raise GameError("an event needs exactly one of " + ", ".join(repr(k) for k in EVENT_KINDS))
