@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from controller.game.rules import LANGUAGES, RulesError
 from controller.game.rules import load as load_rules
 from controller.store import default_db_path
 from controller.tomlfile import read_toml
+from vision.inputfile import not_a_file
 
 EX_CONFIG = 78
 DEFAULT_PATH = Path("/etc/yatzycam/config.toml")
@@ -381,27 +381,15 @@ def _check_whole(cfg: Config, shown: str) -> None:
     if pins.shutdown_hold is not None and pins.shutdown_hold <= pins.hold_time:
         raise ConfigError(f"{shown}: pins.shutdown_hold: must be longer than pins.hold_time ({pins.hold_time:g} s), or 0 = off")
     for key in ("db", "calibration"):  # files the appliance opens: not a folder or a device (no restart loop on it)
-        why = _not_a_file(getattr(cfg.paths, key))
+        path = getattr(cfg.paths, key)
+        why = not_a_file(path)
         if why:
-            raise ConfigError(f"{shown}: paths.{key}: {why}")
+            raise ConfigError(f"{shown}: paths.{key}: {path}: {why}")
     g = cfg.game
     try:  # the game the config sets up, as `play` will make it (before it makes any database)
         Setup.create(g.rules, list(g.players) or None, g.forced_order, True if g.banking is None else g.banking)
     except (GameError, RulesError) as e:
         raise ConfigError(f"{shown}: [game]: {e}") from None
-
-
-def _not_a_file(path: Path) -> str | None:
-    """Why ``path`` can never be a file of ours (None: it is one, or is not there yet)."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return None
-    except OSError as e:  # (a name too long, a file where a folder should be, a loop of links)
-        return f"{path}: {e.strerror or e}"
-    if stat.S_ISREG(mode):
-        return None
-    return f"{path} is a folder, not a file" if stat.S_ISDIR(mode) else f"{path} is not a regular file (a device, FIFO or socket)"
 
 
 def load(path: str | Path | None, env: Mapping[str, str] | None = None) -> Config:

@@ -132,11 +132,14 @@ def cmd_show_calibration(args: argparse.Namespace) -> int:
 def _out_path(text: str, error: type[Exception]) -> Path:
     """An output file's path: its folder must exist, and it must not be a folder or a special file."""
 
+    from vision.inputfile import not_a_file
+
     out = Path(text)
     if out.is_dir():
         raise error(f"--out {text}: is a folder; give the file to write, e.g. {out / 'calibration.json'}")
-    if out.exists() and not out.is_file():
-        raise error(f"--out {text}: not a regular file")
+    why = not_a_file(out)
+    if why:
+        raise error(f"--out {text}: {why}")
     if not out.absolute().parent.is_dir():
         raise error(f"--out {text}: no such folder {out.parent} (make it first)")
     return out

@@ -200,8 +200,8 @@ def test_a_database_or_calibration_path_that_can_never_be_a_file_is_a_config_err
     # (exit 78: the unit does not restart on it every 10 s, as it would on play's exit 2)
     (tmp_path / "folder").mkdir()
     (tmp_path / "plain").write_text("")
-    for key, value, why in (("db", "/dev/null", "/dev/null is not a regular file"),
-                            ("calibration", str(tmp_path / "folder"), "is a folder, not a file"),
+    for key, value, why in (("db", "/dev/null", "/dev/null: is a device, not a file"),
+                            ("calibration", str(tmp_path / "folder"), "folder: is a folder, not a file"),
                             ("db", str(tmp_path / "plain" / "g.db"), "Not a directory"),
                             ("calibration", str(tmp_path / ("x" * 300)), "File name too long")):
         p = write(tmp_path, f'[paths]\n{key} = "{value}"\n')
