@@ -11,7 +11,7 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
-from controller.cli.args import Parser
+from controller.cli.args import Parser, printable
 
 # Order is the order of `yatzycam --help`.
 COMMAND_MODULES = (
@@ -58,8 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A camera scorekeeper for Yatzy, Maxi Yatzy and Maxi Yatzy Special 8 played with real dice.",
     )
     parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
-    parser.add_subparsers(dest="command", metavar="COMMAND")  # (none given: said in main, with the commands)
-    sub = _subparsers(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")  # (none given: said in parse, with the commands)
     for name in COMMAND_MODULES:
         try:
             mod = importlib.import_module(name)
@@ -110,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as e:  # noqa: BLE001 - user errors become one line
         if getattr(e, "user_error", False):
-            print(f"yatzycam {args.command}: {e}", file=sys.stderr)
+            print(f"yatzycam {args.command}: {printable(str(e))}", file=sys.stderr)  # (a path may hold a line break)
             return int(getattr(e, "exit_code", 2))
         raise
 

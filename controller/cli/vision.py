@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from controller.cli.args import number, whole
+from controller.cli.args import number, printable, whole
 
 MAX_CORNERS = 1000  # (a calibration profile holds at most this many)
 
@@ -160,7 +160,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         except FrameError as e:
             failed = True
             msg = str(e) if str(e).startswith(path) else f"{path}: {e}"
-            print(f"yatzycam read: {msg}", file=sys.stderr)
+            print(printable(f"yatzycam read: {msg}"), file=sys.stderr)
             if args.json:
                 print(json.dumps({"image": path, "verdict": "error", "error": msg, "reasons": [], "values": [],
                                   "dice": [], "ms": 0.0}))
