@@ -77,22 +77,24 @@ def _root():
     shutil.rmtree(ROOT, ignore_errors=True)
 
 
+BUILD_PARSER = cli_main.build_parser  # (the real one: the fixture below stands a cached one in for it)
 _PARSER: list = []
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _one_parser():
     """main(argv) builds the same parser on every call (a few ms, most of a cheap input's time): built
-    once here. argparse keeps no state between parses."""
-    build = cli_main.build_parser
+    once here. argparse keeps no state between parses; nothing here changes the parser."""
 
     def built():
         if not _PARSER:
-            _PARSER.append(build())
+            _PARSER.append(BUILD_PARSER())
         return _PARSER[0]
 
     with mock.patch.object(cli_main, "build_parser", built):
         yield
+    for p in cli_main._subparsers(_PARSER[0]).choices.values() if _PARSER else ():  # the real handlers ran
+        assert p.get_default("func").__module__.startswith("controller.cli."), p.prog
 
 
 def sandboxed(check):
@@ -484,7 +486,7 @@ def test_database_rows_slow(edits):
 
 def _options() -> dict[str, list[str]]:
     """Each command's option strings (--help left out: it ends the parse with the whole help)."""
-    sub = cli_main._subparsers(cli_main.build_parser())
+    sub = cli_main._subparsers(BUILD_PARSER())
     return {name: sorted(s for a in p._actions for s in a.option_strings if s not in ("-h", "--help"))
             for name, p in sub.choices.items()}
 
@@ -505,13 +507,24 @@ def argvs(draw) -> list[str]:
     return [command, *draw(st.lists(token, max_size=8))]
 
 
+_STUBBED: list = []  # a parser of its own whose handlers only record their arguments
+_RAN: list = []
+
+
+def stubbed_parser():
+    if not _STUBBED:
+        parser = BUILD_PARSER()
+        for p in cli_main._subparsers(parser).choices.values():
+            p.set_defaults(func=lambda args: _RAN.append(args) or 0)
+        _STUBBED.append(parser)
+    return _STUBBED[0]
+
+
 def check_argv(box: Sandbox, argv: list[str]) -> None:
     """The parse alone: every command's handler is a stub (the other kinds run the real ones)."""
-    ran = []
-    parser = cli_main.build_parser()
-    for p in cli_main._subparsers(parser).choices.values():
-        p.set_defaults(func=lambda args: ran.append(args) or 0)
-    with mock.patch.object(cli_main, "build_parser", lambda: parser):
+    _RAN.clear()
+    ran = _RAN
+    with mock.patch.object(cli_main, "build_parser", stubbed_parser):
         rc, out, errors = box.run(argv)
     if rc == 2:
         (line,) = errors  # one line, never the usage
