@@ -140,7 +140,7 @@ def test_macs_of_the_committed_face_net_through_its_global_pooling() -> None:
 
     got = macs(faces_path(MODEL), (faces.CROP, faces.CROP))
     assert got["output"] == (faces.N_CLASSES, 1, 1)
-    assert 1_000_000 < got["macs"] < 5_000_000  # a few million a crop: 8 dice in 4 turns stay cheap
+    assert 5_000_000 < got["macs"] < 20_000_000  # about 12 million a crop: 8 dice read once stay cheap
 
 
 def test_own_set_has_the_bench_layout_on_other_seeds_and_lists_what_it_got_wrong(tmp_path, monkeypatch, capsys) -> None:
