@@ -152,6 +152,22 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, in
     return rows
 
 
+def _real_rows(a, run) -> tuple[list, dict[str, str]]:
+    """The rows of every real source's photos read by its fold model (`run` maps over them), and what
+    was read of each source."""
+    rows, sources = [], {}
+    for src in bench.SOURCES:
+        fold = Path(a.models) / f"without-{src}.onnx" if a.models else None
+        if fold is None or not fold.is_file() or not faces_path(fold).is_file():
+            sources[src] = "left out: no fold model (the committed model saw these photos)"
+            continue
+        recs = [r for r in bench.photo_records(Path(a.data), src) if "boxes" in r]
+        rows_p = [r for g in run(_photo_dets, [((r, str(fold)),) for r in recs], chunksize=4) for r in g]
+        sources[src] = f"{len(recs)} photos, {len(rows_p)} detections ({fold.name})"
+        rows += rows_p
+    return rows, sources
+
+
 def lowest_safe(values: np.ndarray, bad: np.ndarray, max_rate: float = MAX_RATE) -> tuple[float | None, int, int]:
     """The lowest cut c (among the values) such that, of the items with value >= c, the bad ones'
     share is at most max_rate by the upper end of its 95% Wilson interval; with the count kept and
@@ -261,27 +277,21 @@ def main(argv: list[str] | None = None) -> int:
     todo = bench.cases(a.scenes, SEED)
     workers = bench.jobs()
     m = None if a.model is None else str(model)
+    pool = None
     if workers > 1:
         import multiprocessing as mp
 
-        with mp.get_context("fork").Pool(workers) as p:
-            got = p.starmap(_scene_dets, [(c, m) for c in todo], chunksize=8)
-    else:
-        got = [_scene_dets(c, m) for c in todo]
-    rows = [r for g in got for r in g["dets"]]
+        pool = mp.get_context("fork").Pool(workers)
+    run = pool.starmap if pool else lambda f, items, chunksize=1: [f(*x) for x in items]
+    try:
+        got = run(_scene_dets, [(c, m) for c in todo], chunksize=8)
+        rows, sources = _real_rows(a, run) if a.data else ([], {})
+    finally:
+        if pool:
+            pool.close()
+            pool.join()
+    rows = [r for g in got for r in g["dets"]] + rows
     n_dice = sum(g["dice"] for g in got)
-    sources = {}
-    if a.data:
-        for src in bench.SOURCES:
-            fold = Path(a.models) / f"without-{src}.onnx" if a.models else None
-            if fold is None or not fold.is_file() or not faces_path(fold).is_file():
-                sources[src] = "left out: no fold model (the committed model saw these photos)"
-                continue
-            recs = [r for r in bench.photo_records(Path(a.data), src) if "boxes" in r]
-            got_p = [_photo_dets((r, str(fold))) for r in recs]
-            rows_p = [r for g in got_p for r in g]
-            sources[src] = f"{len(recs)} photos, {len(rows_p)} detections ({fold.name})"
-            rows += rows_p
     arr = np.array(rows, np.float64).reshape(-1, 5)
     out = choose(arr, a.max_rate)
     p = POOL

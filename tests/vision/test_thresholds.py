@@ -65,3 +65,31 @@ def test_command_line_writes_the_file_the_reader_reads(tmp_path, capsys, monkeyp
     assert T.main(["--model", str(tmp_path / "none.onnx")]) == 2
     assert "no such model file" in capsys.readouterr().err
     assert T.main(["--data", str(tmp_path / "nowhere")]) == 2
+
+
+def test_real_photos_are_read_by_their_fold_models_only(tmp_path, capsys, monkeypatch) -> None:
+    """With --data and --models, each source with a fold model (detector and face net) adds its photos'
+    detections; a source without one is left out and says why. Run in two worker processes, as the
+    full tool runs."""
+    import shutil
+    from pathlib import Path
+
+    from vision.detector import MODEL
+
+    monkeypatch.setattr(bench, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(bench, "jobs", lambda: 2)
+    folds = tmp_path / "folds"
+    folds.mkdir()
+    shutil.copy(MODEL, folds / "without-webcam.onnx")
+    shutil.copy(MODEL.with_name(MODEL.stem + ".faces.onnx"), folds / "without-webcam.faces.onnx")
+    shutil.copy(MODEL, folds / "without-fisheye.onnx")  # a detector without its face net: left out
+    data = Path(__file__).resolve().parents[1] / "data"
+    rc = T.main(["--scenes", "2", "--data", str(data), "--models", str(folds), "--out", str(tmp_path / "t.json")])
+    d = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1)
+    real = d["real_photos"]
+    n_webcam = len([r for r in bench.photo_records(data, "webcam") if "boxes" in r])
+    assert n_webcam > 0 and real["webcam"].startswith(f"{n_webcam} photos, ")
+    assert int(real["webcam"].split(", ")[1].split()[0]) > 0  # its photos gave detections
+    assert real["fisheye"].startswith("left out") and real["rune55"].startswith("left out")
+    assert "real photos by their fold models" in d["method"]
