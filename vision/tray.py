@@ -75,8 +75,7 @@ def _edges(bgr: np.ndarray) -> np.ndarray:
     return np.sqrt(mag)
 
 
-WHOLE_SIDES = 3  # a floor region touching this many frame edges: no rim in view, the whole frame is the floor
-WHOLE_FRAC = 0.9  # ... and one filling more than this share of the frame
+WHOLE_FRAC = 0.9  # a floor region filling more than this share of the frame ...
 MARGIN = 0.01  # the whole frame less this share of its size at each edge
 EDGE_PX = 2  # working pixels from a frame edge that count as touching it
 
@@ -94,6 +93,17 @@ def _sides_touched(pts: np.ndarray, w: int, h: int) -> int:
     return int(x.min() <= EDGE_PX) + int(y.min() <= EDGE_PX) + int(x.max() >= w - 1 - EDGE_PX) + int(y.max() >= h - 1 - EDGE_PX)
 
 
+WHOLE_BORDER = 0.98  # ... and lying along this share of the frame's border: no rim in view, the whole frame is the floor
+# (a region that reaches three or four frame edges but not the corners is a big tray whose walls cut the corners)
+
+
+def _border_share(region: np.ndarray) -> float:
+    """The share of the frame's border pixels (EDGE_PX deep) in the region."""
+    m = np.ones(region.shape, bool)
+    m[EDGE_PX + 1: -EDGE_PX - 1, EDGE_PX + 1: -EDGE_PX - 1] = False
+    return float(np.count_nonzero(region[m]) / np.count_nonzero(m))
+
+
 def _clip(poly: Poly, size: tuple[int, int]) -> Poly:
     w, h = size
     return tuple((float(min(max(x, 0.0), w - 1.0)), float(min(max(y, 0.0), h - 1.0))) for x, y in poly)
@@ -101,7 +111,7 @@ def _clip(poly: Poly, size: tuple[int, int]) -> Poly:
 
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     """The tray floor polygon (image pixels) from a frame of the empty tray. A floor that runs off the
-    frame is cut at its edges; one that reaches three or four of them (no rim in view) is the whole
+    frame is cut at its edges; one that lies along the whole border (no rim in view) is the whole
     frame less a margin (`whole_frame`)."""
     h, w = empty_bgr.shape[:2]
     rough, higher = _rough_cascade(empty_bgr, work_width, grow_px)
@@ -270,7 +280,7 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6,
     touches = hull[:, 0, 0].min() <= 1 or hull[:, 0, 1].min() <= 1 or hull[:, 0, 0].max() >= sw - 2 or hull[:, 0, 1].max() >= sh - 2
     if frac < 0.08:
         raise TrayError(f"no clear tray floor in the empty frame (found {frac:.0%} of the frame)")
-    if frac > WHOLE_FRAC and _sides_touched(hull[:, 0, :], sw, sh) >= WHOLE_SIDES:
+    if frac > WHOLE_FRAC and _border_share(region) >= WHOLE_BORDER:
         return whole_frame((w, h))  # no rim in view: the floor runs off the frame
     # the edge band eats ~1.5 px of the small frame; give it back
     hull = hull.astype(np.float32)
