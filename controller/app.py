@@ -1202,14 +1202,34 @@ def demo_report(rig: Rig) -> dict[str, Any]:
 def play(cfg: Any, keyboard: bool = False, new: bool = False, lang: str | None = None) -> int:
     """The appliance: camera, panel and screen from the config; resume an unfinished game.
 
-    The database's lock is held for the whole run (a second ``play`` on it: InUseError, exit 2)."""
+    The database's lock is held for the whole run (a second ``play`` on it: InUseError, exit 2).
+    A damaged calibration is said before any database, lock or game is made."""
     from controller.store import DbLock, Store
 
+    calibration = _play_calibration(cfg)
     with DbLock(cfg.paths.db, "play"), Store(cfg.paths.db) as store:
-        return _play(cfg, store, keyboard, new, lang)
+        return _play(cfg, store, keyboard, new, lang, calibration)
 
 
-def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None) -> int:
+def _play_calibration(cfg: Any) -> Any:
+    """The calibration profile of ``paths.calibration`` (None when there is none yet)."""
+    try:
+        have_cal = Path(cfg.paths.calibration).exists()
+    except OSError as e:
+        from controller.config import ConfigError
+
+        raise ConfigError(f"paths.calibration: {e.strerror or e}") from None
+    if not have_cal:
+        return None
+    try:
+        from calibration import load as load_cal  # type: ignore[attr-defined]
+    except ImportError:
+        log("calibration part not built: reading without a calibration")
+        return None
+    return load_cal(cfg.paths.calibration)
+
+
+def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None, calibration: Any) -> int:
     from hardware.camera import SystemClock
     from hardware.notify import Notifier, Watchdog, watchdog_interval
     from hardware.panel import GpioPanel, KeyboardPanel, Timing
@@ -1221,22 +1241,6 @@ def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None) -> 
     def open_camera() -> FrameSource:
         return config_camera(cfg, clock)
 
-    g = cfg.game
-    game, gid = open_game(store, g.rules, list(g.players) or None, g.forced_order, g.banking, new=new)
-    calibration = None
-    try:
-        have_cal = Path(cfg.paths.calibration).exists()
-    except OSError as e:
-        from controller.config import ConfigError
-
-        raise ConfigError(f"paths.calibration: {e.strerror or e}") from None
-    if have_cal:
-        try:
-            from calibration import load as load_cal  # type: ignore[attr-defined]
-
-            calibration = load_cal(cfg.paths.calibration)
-        except ImportError:
-            log("calibration part not built: reading without a calibration")
     p = cfg.pins
     timing = Timing(hold_s=p.hold_time, debounce_s=p.bounce_time or 0.03, shutdown_s=p.shutdown_hold or 0.0)
     import warnings
@@ -1254,7 +1258,13 @@ def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None) -> 
     if keyboard:
         panel.start()  # type: ignore[attr-defined]
     lang = lang or cfg.display.language
-    screen = _config_screen(cfg, clock, lang)
+    g = cfg.game
+    try:
+        screen = _config_screen(cfg, clock, lang)
+        game, gid = open_game(store, g.rules, list(g.players) or None, g.forced_order, g.banking, new=new)  # (once the devices are there)
+    except BaseException:
+        panel.close()
+        raise
     notifier = Notifier.from_env()
     dog = Watchdog(notifier, watchdog_interval())
     try:

@@ -33,6 +33,7 @@ from controller.game.rules import LANGUAGES, RulesError
 from controller.game.rules import load as load_rules
 from controller.store import default_db_path
 from controller.tomlfile import read_toml
+from vision.inputfile import not_a_file
 
 EX_CONFIG = 78
 DEFAULT_PATH = Path("/etc/yatzycam/config.toml")
@@ -379,6 +380,11 @@ def _check_whole(cfg: Config, shown: str) -> None:
         raise ConfigError(f"{shown}: camera.lores: must not be larger than camera.size {list(cfg.camera.size)}")
     if pins.shutdown_hold is not None and pins.shutdown_hold <= pins.hold_time:
         raise ConfigError(f"{shown}: pins.shutdown_hold: must be longer than pins.hold_time ({pins.hold_time:g} s), or 0 = off")
+    for key in ("db", "calibration"):  # files the appliance opens: not a folder or a device (no restart loop on it)
+        path = getattr(cfg.paths, key)
+        why = not_a_file(path)
+        if why:
+            raise ConfigError(f"{shown}: paths.{key}: {path}: {why}")
     g = cfg.game
     try:  # the game the config sets up, as `play` will make it (before it makes any database)
         Setup.create(g.rules, list(g.players) or None, g.forced_order, True if g.banking is None else g.banking)

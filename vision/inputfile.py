@@ -40,6 +40,19 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def not_a_file(path: str | os.PathLike) -> str | None:
+    """Why ``path`` can never be a regular file to read or write (None: it is one, or is not there
+    yet): "is a folder, not a file", "is a FIFO (named pipe), not a file", or the system's word
+    ("File name too long", "Not a directory")."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return e.strerror or str(e)
+    return None if stat.S_ISREG(mode) else f"is {_kind(mode)}, not a file"
+
+
 def open_regular(path: str | os.PathLike) -> BinaryIO:
     """The file opened for reading in binary; NotARegularFile for anything but a regular file,
     OSError (FileNotFoundError, PermissionError, ...) when it cannot be opened."""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli import UserError
+from controller.cli.args import decimal, whole
 from controller.language import add_option as add_lang
 
 
@@ -18,7 +19,7 @@ DEMO_NAMES = ("Anna", "Bo", "Cecilia", "Dag", "Eva", "Fredrik")
 def demo_players(players: str) -> str:
     """The demo's players: a count gets short names (they fit a small screen's column head)."""
     p = players.strip()
-    if p.isdigit() and 1 <= int(p) <= len(DEMO_NAMES):
+    if p.isascii() and p.isdigit() and len(p) < 3 and 1 <= int(p) <= len(DEMO_NAMES):
         return ",".join(DEMO_NAMES[: int(p)])
     return players
 
@@ -36,11 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--screen", default="terminal", choices=("terminal", "window", "png"), help="where the screen goes (default terminal)")
     p.add_argument("--out", default=None, metavar="DIR", help="--screen png: the folder for the PNGs (default the current one)")
     p.add_argument("--keyboard", action="store_true", help="you are the panel: space throws, m menu, q quits (see the key help)")
-    p.add_argument("--seed", type=int, default=1, help="random seed of the table and the player (default 1)")
+    p.add_argument("--seed", type=whole(0, 2**63 - 1, "a seed"), default=1, help="random seed of the table and the player (default 1)")
     p.add_argument("--db", default=None, metavar="PATH", help="SQLite file for the game (default a temporary file)")
     add_lang(p, "screen")
-    p.add_argument("--cocked", type=float, default=0.06, help="share of throws with a cocked die, 0..1 (default 0.06); after 5 rerolls in a row the player enters the dice by hand")
-    p.add_argument("--off", type=float, default=0.04, help="share of throws with a die off the tray, 0..1 (default 0.04)")
+    p.add_argument("--cocked", type=decimal(0.0, 1.0, "a share of throws"), default=0.06, help="share of throws with a cocked die, 0..1 (default 0.06); after 5 rerolls in a row the player enters the dice by hand")
+    p.add_argument("--off", type=decimal(0.0, 1.0, "a share of throws"), default=0.04, help="share of throws with a die off the tray, 0..1 (default 0.04)")
     p.add_argument("--buttons", choices=("one", "all"), default="one", help="the simulated player uses the THROW button alone (default) or all four")
     p.add_argument("--advisor", action="store_true", help="the simulated player follows the advisor, and the screen shows its advice (the first run of a rule set builds its table)")
     p.add_argument("--quiet", action="store_true", help="print only the totals")
@@ -63,10 +64,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     from hardware.display import PngSink, WindowSink
 
-    for name in ("cocked", "off"):
-        share = getattr(args, name)
-        if not 0.0 <= share <= 1.0:  # (NaN fails too)
-            raise UserError(f"--{name} {share:g}: a share of throws, from 0 to 1")
     out = sys.stdout
     if args.screen == "terminal":
         screen: Any = A.TerminalScreen(args.lang, out, pads=not args.quiet, live=args.keyboard)

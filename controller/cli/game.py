@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from controller.cli.args import printable, whole
 from controller.game import rules as R
 from controller.language import add_option as add_lang
 
@@ -39,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_history)
 
     p = sub.add_parser("export", help="one game as JSON (setup, events, state) or CSV (the pad)", description="Export one game.")
-    p.add_argument("game_id", metavar="GAME_ID", type=int, help="the game's number (see `yatzycam history --all`)")
+    p.add_argument("game_id", metavar="GAME_ID", type=whole(what="a game number"), help="the game's number (see `yatzycam history --all`)")
     p.add_argument("--format", choices=("json", "csv"), default="json", help="json: setup, events, state; csv: the score pad")
     add_lang(p, "CSV (box labels and rows)")
     _db_arg(p)
@@ -69,7 +70,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     try:
         f = sys.stdin.buffer if name == "-" else open_regular(name)
     except OSError as e:
-        print(f"{name}: cannot read: {e.strerror or e}", file=sys.stderr)
+        print(printable(f"{name}: cannot read: {e.strerror or e}"), file=sys.stderr)
         return 2
     game = Game(setup, keep_log=False)
     with f:
@@ -78,7 +79,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             try:
                 raw = f.readline(MAX_EVENT_LINE + 1)
             except OSError as e:
-                print(f"{name}: cannot read: {e.strerror or e}", file=sys.stderr)
+                print(printable(f"{name}: cannot read: {e.strerror or e}"), file=sys.stderr)
                 return 2
             if not raw:
                 break
@@ -99,7 +100,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             elif why == "":
                 continue
             if why:
-                print(f"{name}: line {n}: {why}", file=sys.stderr)
+                print(printable(f"{name}: line {n}: {why}"), file=sys.stderr)
                 return 2
     print(json.dumps(game.to_json()))
     return 0
@@ -127,9 +128,8 @@ def _open(args: argparse.Namespace):
 
 def cmd_history(args: argparse.Namespace) -> int:
     store, path = _open(args)
-    if store is None:
+    if store is None:  # (nothing wrong: said on stdout, below)
         games, stats = [], []
-        print(f"yatzycam history: no games recorded yet ({path})", file=sys.stderr)
     else:
         with store:
             games = store.games() if args.all else store.history()
@@ -137,12 +137,12 @@ def cmd_history(args: argparse.Namespace) -> int:
                 games = [g for g in games if args.player in g.players]
             stats = store.stats(args.player)
             for problem in store.problems:  # a damaged row: one line each, the rest is listed
-                print(f"yatzycam history: {problem}", file=sys.stderr)
+                print(printable(f"yatzycam history: {problem}"), file=sys.stderr)
     if args.json:
         print(json.dumps({"db": str(path), "games": [g.to_dict() for g in games], "stats": [s.to_dict() for s in stats]}))
         return 2 if store is not None and store.problems else 0
     if not games:
-        print("no games" + (f" with {args.player}" if args.player else ""))
+        print("no games" + (f" with {args.player}" if args.player else "") + (f" recorded yet ({path})" if store is None else ""))
     for g in games:
         when = (g.finished_at or g.created)[:16].replace("T", " ")
         if g.results:

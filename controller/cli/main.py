@@ -1,5 +1,6 @@
 """``yatzycam``: the parser (one group of subcommands per module of ``COMMAND_MODULES``),
-``--version``, and the one-line handling of user errors (see :mod:`controller.cli`)."""
+``--version``, and the one-line handling of user errors (see :mod:`controller.cli`) and of usage
+errors (see :mod:`controller.cli.args`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
+
+from controller.cli.args import Parser, printable
 
 # Order is the order of `yatzycam --help`.
 COMMAND_MODULES = (
@@ -50,13 +53,12 @@ class _VersionAction(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="yatzycam",
         description="A camera scorekeeper for Yatzy, Maxi Yatzy and Maxi Yatzy Special 8 played with real dice.",
     )
     parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")  # (none given: said in parse, with the commands)
     for name in COMMAND_MODULES:
         try:
             mod = importlib.import_module(name)
@@ -68,9 +70,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """The arguments; a usage error is one line from the parser it belongs to (SystemExit 2).
+
+    Arguments left over are the subcommand's to refuse (argparse's own ``parse_args`` has the
+    top-level parser say so, with the top-level usage)."""
+    args, extra = parser.parse_known_args(argv)
+    command = getattr(args, "command", None)
+    if command is None:
+        names = ", ".join(_subparsers(parser).choices)
+        parser.error(f"unrecognized arguments: {' '.join(extra)}" if extra else f"no command given: one of {names}")
+    if extra:
+        _subparsers(parser).choices[command].error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit code (a usage error: 2, ``--help`` and ``--version``: 0)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parse(parser, argv)
+    except SystemExit as e:  # (argparse's way out: --help, --version, a usage error)
+        return e.code if isinstance(e.code, int) else 0 if e.code is None else 2
     if hasattr(args, "lang"):  # one language for every command: --lang, else the config's, else the locale's
         from controller.language import resolve
 
@@ -84,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as e:  # noqa: BLE001 - user errors become one line
         if getattr(e, "user_error", False):
-            print(f"yatzycam {args.command}: {e}", file=sys.stderr)
+            print(f"yatzycam {args.command}: {printable(str(e))}", file=sys.stderr)  # (a path may hold a line break)
             return int(getattr(e, "exit_code", 2))
         raise
 

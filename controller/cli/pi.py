@@ -7,6 +7,8 @@ import argparse
 import json
 from typing import Any
 
+from controller.cli.args import whole
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     from controller.doctor import CHECKS
@@ -33,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "reference throw reads back as N dice.",
     )
     c.add_argument("--config", metavar="FILE", help="the config file (default: /etc/yatzycam/config.toml if it exists)")
-    c.add_argument("--dice", type=int, metavar="N", help="dice in the reference throw (default: the rule set's)")
+    c.add_argument("--dice", type=whole(1, 12, "a number of dice"), metavar="N", help="dice in the reference throw (default: the rule set's)")
     c.add_argument("--out", metavar="CAL.json", help="where the profile goes (default: paths.calibration)")
     c.add_argument("--keyboard", action="store_true", help="press Enter instead of the throw button")
     c.set_defaults(func=cmd_calibrate_live)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 
 from controller.game import rules as R
 from controller.language import add_option as add_lang
@@ -43,10 +44,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(json.dumps(scores) if args.json else _table(rs, scores, args.lang))
         return 0
     bad = 0
-    for n, line in enumerate(sys.stdin, 1):
+    for n, line in enumerate(_lines(sys.stdin), 1):
         if not line.strip():
             continue
         try:
+            if len(line) > MAX_LINE:
+                raise R.RulesError(f"longer than {MAX_LINE} characters: not a roll")
+            if not _utf8(line):
+                raise R.RulesError("not UTF-8 text")
             scores = rs.score(R.parse_roll(line))
         except R.RulesError as e:
             bad += 1
@@ -58,6 +63,31 @@ def cmd_score(args: argparse.Namespace) -> int:
         else:
             print(f"{' '.join(map(str, R.parse_roll(line)))}\n{_table(rs, scores, args.lang)}\n", flush=True)
     return 2 if bad else 0
+
+
+MAX_LINE = 1000  # characters: a roll is a few
+
+
+def _lines(f) -> Iterator[str]:
+    """The lines of ``f``, each cut at MAX_LINE + 1 characters (the rest of a longer line is read and
+    dropped, never held): memory stays bounded whatever comes in."""
+    while True:
+        line = f.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            while (rest := f.readline(64 * 1024)) and not rest.endswith("\n"):
+                pass
+        yield line
+
+
+def _utf8(line: str) -> bool:
+    """Whether a line read from stdin was UTF-8 (Python keeps other bytes as lone surrogates)."""
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def describe_pad(rs: R.RuleSet, lang: str) -> str:

@@ -12,12 +12,19 @@ import json
 import sys
 from pathlib import Path
 
+from controller.cli.args import number, printable, whole
+
+MAX_CORNERS = 1000  # (a calibration profile holds at most this many)
+
 
 def _poly_arg(text: str) -> tuple[tuple[float, float], ...]:
+    parts = [x for x in text.replace(";", ",").split(",") if x.strip()]
+    if len(parts) > 2 * MAX_CORNERS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_CORNERS} corners")
     try:
-        v = [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected numbers: X0,Y0,X1,Y1,...") from None
+        v = [number(x) for x in parts]
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(f"expected numbers X0,Y0,X1,Y1,...: {e}") from None
     if len(v) == 4:  # a rectangle x0,y0,x1,y1
         x0, y0, x1, y1 = v
         v = [x0, y0, x1, y0, x1, y1, x0, y1]
@@ -26,14 +33,7 @@ def _poly_arg(text: str) -> tuple[tuple[float, float], ...]:
     return tuple((v[i], v[i + 1]) for i in range(0, len(v), 2))
 
 
-def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of dice: {text!r}") from None
-    if not 1 <= n <= 20:
-        raise argparse.ArgumentTypeError("the number of dice must be 1 to 20")
-    return n
+_count = whole(1, 20, "a number of dice")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from calibration import CalibrationError, calibrate, save
+    from calibration import Calibration, CalibrationError, calibrate, save
     from vision.reader import FrameError, load_image
 
     if args.reference and args.dice is None:
@@ -84,12 +84,16 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     except FrameError as e:
         raise CalibrationError(str(e)) from None
     floor = args.floor
+    w, h = empty.shape[1], empty.shape[0]
     if args.whole_frame:
         from vision.tray import whole_frame
 
-        floor = whole_frame((empty.shape[1], empty.shape[0]))
+        floor = whole_frame((w, h))
+    if args.keep_zone and not all(0 <= x <= w and 0 <= y <= h for x, y in args.keep_zone):
+        raise CalibrationError(f"--keep-zone: a corner lies outside the {w}x{h} frame")
     cal = calibrate(empty, ref, args.dice if ref is not None else None,
                     keep_zone=args.keep_zone, auto_keep_zone=not args.no_keep_zone, floor=floor)
+    Calibration.from_json(cal.to_json(), f"--out {args.out}")  # what is written reads back (the profile's own checks)
     try:
         save(cal, out)
     except OSError as e:
@@ -115,7 +119,11 @@ def cmd_show_calibration(args: argparse.Namespace) -> int:
         frame = load_image(args.image)
     except FrameError as e:
         raise CalibrationError(str(e)) from None
-    if not cv2.imwrite(str(out), draw(frame, cal)):
+    try:
+        written = cv2.imwrite(str(out), draw(frame, cal))
+    except cv2.error:  # (no writer for the file's extension)
+        written = False
+    if not written:
         raise CalibrationError(f"{args.out}: cannot write the picture (a .png path in a folder that exists?)")
     print(f"{args.out}: {describe(cal)}")
     return 0
@@ -124,11 +132,14 @@ def cmd_show_calibration(args: argparse.Namespace) -> int:
 def _out_path(text: str, error: type[Exception]) -> Path:
     """An output file's path: its folder must exist, and it must not be a folder or a special file."""
 
+    from vision.inputfile import not_a_file
+
     out = Path(text)
     if out.is_dir():
         raise error(f"--out {text}: is a folder; give the file to write, e.g. {out / 'calibration.json'}")
-    if out.exists() and not out.is_file():
-        raise error(f"--out {text}: not a regular file")
+    why = not_a_file(out)
+    if why:
+        raise error(f"--out {text}: {why}")
     if not out.absolute().parent.is_dir():
         raise error(f"--out {text}: no such folder {out.parent} (make it first)")
     return out
@@ -149,7 +160,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         except FrameError as e:
             failed = True
             msg = str(e) if str(e).startswith(path) else f"{path}: {e}"
-            print(f"yatzycam read: {msg}", file=sys.stderr)
+            print(printable(f"yatzycam read: {msg}"), file=sys.stderr)
             if args.json:
                 print(json.dumps({"image": path, "verdict": "error", "error": msg, "reasons": [], "values": [],
                                   "dice": [], "ms": 0.0}))

@@ -134,8 +134,13 @@ def parse_players(players: int | str | Sequence[str]) -> tuple[str, ...]:
     """2 or "2" -> ("Player 1", "Player 2"); "Anna,Bo" -> ("Anna", "Bo")."""
     if isinstance(players, bool):
         raise GameError("players: a count or names")
-    if isinstance(players, int) or (isinstance(players, str) and players.strip().isdigit()):
-        n = int(players)
+    text = players.strip() if isinstance(players, str) else ""
+    if text.isascii() and text.isdigit():  # a count (ASCII digits only: '²' and '٣' are names)
+        if len(text) > 3:  # (int() of thousands of digits is refused, or slow)
+            raise GameError(f"a game needs 1 to {MAX_PLAYERS} players, got {text if len(text) <= 12 else text[:12] + '...'}")
+        players = int(text)
+    if isinstance(players, int):
+        n = players
         if not 1 <= n <= MAX_PLAYERS:
             raise GameError(f"a game needs 1 to {MAX_PLAYERS} players, got {n}")
         return tuple(f"Player {i}" for i in range(1, n + 1))
@@ -176,7 +181,9 @@ class State:
 def normalize_event(event: Any, n_dice: int) -> tuple[str, dict[str, Any]]:
     """Check an event's shape; return its kind and a clean copy."""
     if not isinstance(event, Mapping):
-        raise GameError(f"an event is a JSON object like {{\"throw\": [...]}}, not {type(event).__name__}")
+        kind = {type(None): "null", bool: "true or false", int: "a number", float: "a number", str: "a string",
+                list: "a list"}.get(type(event), type(event).__name__)
+        raise GameError(f"an event is a JSON object like {{\"throw\": [...]}}, not {kind}")
     kinds = [k for k in EVENT_KINDS if k in event]
     if len(kinds) != 1:
         raise GameError("an event needs exactly one of " + ", ".join(repr(k) for k in EVENT_KINDS))

@@ -430,7 +430,10 @@ def _fail(path: str, where: str, problem: str) -> RulesError:
     return RulesError(f"{path}: {where}: {problem}")
 
 
-def _typed(path: str, where: str, d: Mapping[str, Any], key: str, typ: type | tuple, default: Any = ...) -> Any:
+def _typed(path: str, where: str, d: Mapping[str, Any], key: str, typ: type | tuple, default: Any = ...,
+           bounds: tuple[int, int] | None = None) -> Any:
+    """``d[key]`` of type ``typ`` (else ``default``, or missing); an integer within ``bounds``
+    (default INT_BOUNDS)."""
     if key not in d:
         if default is ...:
             raise _fail(path, where, f"missing key {key!r}")
@@ -442,7 +445,7 @@ def _typed(path: str, where: str, d: Mapping[str, Any], key: str, typ: type | tu
     if not isinstance(v, types):
         raise _fail(path, where, f"{key!r} must be {_tname(types)}, not {type(v).__name__}")
     if isinstance(v, int) and not isinstance(v, bool):
-        _bounded(path, where, key, v)
+        _bounded(path, where, key, v, bounds or INT_BOUNDS)
     return v
 
 
@@ -452,8 +455,8 @@ count or a score a pad can hold: 0 up to a million (the score table is int32, an
 3000000000 would wrap around)."""
 
 
-def _bounded(path: str, where: str, key: str, v: int) -> int:
-    lo, hi = INT_BOUNDS
+def _bounded(path: str, where: str, key: str, v: int, bounds: tuple[int, int] = INT_BOUNDS) -> int:
+    lo, hi = bounds
     if not lo <= v <= hi:
         raise _fail(path, where, f"{key!r} must be {lo}..{hi}, got {v if abs(v) < 10**12 else f'{v:.3g}'}")
     return v
@@ -490,12 +493,8 @@ def parse_ruleset(data: Mapping[str, Any], path: str) -> RuleSet:
         raise _fail(path, top, f"unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(TOP_KEYS))})")
     name = _typed(path, top, data, "name", str)
     titles = _labels(path, top, data.get("title", name), "title")
-    dice = _typed(path, top, data, "dice", int)
-    if not 1 <= dice <= MAX_DICE:
-        raise _fail(path, top, f"'dice' must be 1..{MAX_DICE}, got {dice}")
-    throws = _typed(path, top, data, "throws", int)
-    if not 1 <= throws <= 9:
-        raise _fail(path, top, f"'throws' must be 1..9, got {throws}")
+    dice = _typed(path, top, data, "dice", int, bounds=(1, MAX_DICE))
+    throws = _typed(path, top, data, "throws", int, bounds=(1, 9))
     notes = _typed(path, top, data, "notes", str, "")
 
     bonus = _typed(path, top, data, "bonus", dict, {})
@@ -529,9 +528,7 @@ def parse_ruleset(data: Mapping[str, Any], path: str) -> RuleSet:
         raise _fail(path, "[yahtzee]", "'extra_bonus' and 'joker' need 'box' (the all-equal box)")
 
     opts = _typed(path, top, data, "options", dict, {})
-    players = _typed(path, "[options]", opts, "players", int, 2)
-    if not 1 <= players <= 6:
-        raise _fail(path, "[options]", f"'players' must be 1..6, got {players}")
+    players = _typed(path, "[options]", opts, "players", int, 2, bounds=(1, 6))
     forced = _typed(path, "[options]", opts, "forced_order", bool, False)
     for k in set(opts) - {"players", "forced_order"}:
         raise _fail(path, "[options]", f"unknown key {k!r} (allowed: players, forced_order)")

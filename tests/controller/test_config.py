@@ -194,3 +194,19 @@ def test_a_bad_config_exits_78_through_the_cli(tmp_path, capsys):
         err = capsys.readouterr().err
         assert code == 78, (cmd, err)
         assert err == f"yatzycam {cmd[0]}: {p}: display.rotation: must be one of 0, 90, 180, 270 (got 45)\n"
+
+
+def test_a_database_or_calibration_path_that_can_never_be_a_file_is_a_config_error(tmp_path):
+    # (exit 78: the unit does not restart on it every 10 s, as it would on play's exit 2)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "plain").write_text("")
+    for key, value, why in (("db", "/dev/null", "/dev/null: is a device, not a file"),
+                            ("calibration", str(tmp_path / "folder"), "folder: is a folder, not a file"),
+                            ("db", str(tmp_path / "plain" / "g.db"), "Not a directory"),
+                            ("calibration", str(tmp_path / ("x" * 300)), "File name too long")):
+        p = write(tmp_path, f'[paths]\n{key} = "{value}"\n')
+        with pytest.raises(config.ConfigError) as e:
+            config.load(p, ENV)
+        assert str(e.value).startswith(f"{p}: paths.{key}: ") and why in str(e.value) and e.value.exit_code == 78
+    p = write(tmp_path, f'[paths]\ndb = "{tmp_path / "new" / "g.db"}"\n')
+    assert config.load(p, ENV).paths.db == tmp_path / "new" / "g.db"  # not there yet: made by the store

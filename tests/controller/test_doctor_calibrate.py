@@ -141,7 +141,7 @@ def test_cli_keyboard_needs_a_press_per_step(tmp_path, frames, monkeypatch, caps
     assert "Tray floor found (green)" in out and "calibration-floor.png" in out
     assert (tmp_path / "cal.json").read_text() == "old"
     code = main(["calibrate-live", "--config", str(cfg), "--keyboard", "--dice", "0"])
-    assert code == 2 and "use 1..12 dice" in capsys.readouterr().err
+    assert code == 2 and "argument --dice: a number of dice must be 1..12, not 0" in capsys.readouterr().err
 
 
 def test_cli_end_to_end_with_the_real_calibration(tmp_path, monkeypatch, capsys):

@@ -266,7 +266,9 @@ def test_history_default_path_from_env(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path))
     assert main(["history", "--json"]) == 0
     cap = capsys.readouterr()
-    assert json.loads(cap.out)["games"] == [] and "no games recorded yet" in cap.err
+    assert json.loads(cap.out) == {"db": str(tmp_path / "yatzycam.sqlite"), "games": [], "stats": []} and cap.err == ""
+    assert main(["history"]) == 0  # nothing recorded is no error: said on stdout
+    assert capsys.readouterr() == (f"no games recorded yet ({tmp_path / 'yatzycam.sqlite'})\n", "")
     assert not (tmp_path / "yatzycam.sqlite").exists()
     with Store(tmp_path / "yatzycam.sqlite") as s:
         play_to_end(s, s.new_game(Setup.create("yatzy", 1)))

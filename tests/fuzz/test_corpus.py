@@ -214,3 +214,66 @@ def test_damaged_databases_are_one_line_each_and_left_as_they_were(tmp_path):
     assert empty.stat().st_size == 0
     empty.unlink()
     assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("argv,words", [
+    ([], ["yatzycam: no command given: one of demo, play", "(see yatzycam --help)"]),
+    (["--bogus"], ["yatzycam: unrecognized arguments: --bogus (see yatzycam --help)"]),
+    (["score"], ["yatzycam score: the following arguments are required: --rules (see yatzycam score --help)"]),
+    (["score", "--rules", "yatzy", "--bogus", "12345"], ["yatzycam score: unrecognized arguments: --bogus"]),
+    (["demo", "--screen", "tv"], ["yatzycam demo: argument --screen: invalid choice: 'tv' (choose from"]),
+    (["demo", "--seed", "-1"], ["yatzycam demo: argument --seed: a seed must be 0..", "not -1"]),
+    (["demo", "--cocked", "nan"], ["argument --cocked: 'nan' is not a share of throws"]),
+    (["export", "١"], ["yatzycam export: argument GAME_ID: '١' is not a game number"]),
+    (["read", "--dice", "1_0", "x.png"], ["argument --dice: '1_0' is not a number of dice"]),
+    (["advise", "--rules", "maxi", "--expected", "--games", "1000000000"], ["argument --games: a number of games must be 1..10000"]),
+    (["calibrate", "--empty", "x.png", "--out", "c.json", "--floor", "0,0,nan,nan"], ["argument --floor: expected numbers", "'nan'"]),
+])
+def test_usage_errors_are_one_line_exit_2(tmp_path, argv, words):
+    one_line(run(tmp_path, *argv), 2, *words)
+    assert sorted(tmp_path.iterdir()) == []
+
+
+def test_help_is_still_the_whole_help(tmp_path):
+    r = run(tmp_path, "score", "--help")
+    assert r.returncode == 0 and r.stderr == "" and r.stdout.startswith("usage: yatzycam score ") and "--rules NAME" in r.stdout
+
+
+def test_calibrate_refuses_a_keep_zone_off_the_frame_and_show_calibration_a_wrong_extension(tmp_path):
+    empty = tmp_path / "empty.png"
+    frame = np.full((480, 640, 3), 60, np.uint8)
+    frame[40:440, 60:580] = 200
+    cv2.imwrite(str(empty), frame)
+    cal = tmp_path / "cal.json"
+    one_line(run(tmp_path, "calibrate", "--empty", str(empty), "--out", str(cal), "--keep-zone", "0,0,1e308,1e308"), 2,
+             "yatzycam calibrate: --keep-zone: a corner lies outside the 640x480 frame")
+    assert not cal.exists()
+    assert run(tmp_path, "calibrate", "--empty", str(empty), "--out", str(cal)).returncode == 0
+    one_line(run(tmp_path, "show-calibration", str(cal), str(empty), "--out", str(tmp_path / "x.jpgx")), 2,
+             "yatzycam show-calibration: ", "x.jpgx: cannot write the picture")
+
+
+def test_play_with_a_damaged_calibration_makes_no_database(tmp_path):
+    cal = tmp_path / "cal.json"
+    cal.write_text('{"kind": "yatzycam-calibration", "version": 1}')
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[camera]\nsource = "sim"\n[display]\nsink = "terminal"\n[paths]\ndb = "{tmp_path / "g.db"}"\n'
+                   f'calibration = "{cal}"\n')
+    one_line(run(tmp_path, "play", "--config", str(cfg), "--keyboard"), 2, f"{cal}: damaged calibration")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json", "config.toml"]  # no database, no lock
+
+
+def test_score_on_stdin_refuses_a_long_line_and_bytes_that_are_not_utf8(tmp_path):
+    r = subprocess.run([*CLI, "score", "--rules", "yatzy", "--json"], input=b"1" * 100_000 + b"\n\xff\xfe\n33545\n",
+                       capture_output=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2 and r.stderr.decode().splitlines() == [
+        "yatzycam score: line 1: longer than 1000 characters: not a roll", "yatzycam score: line 2: not UTF-8 text"]
+    assert len(r.stdout.splitlines()) == 3 and r.stdout.splitlines()[2].startswith(b'{"ones": 0')
+
+
+def test_a_players_count_in_other_digits_is_a_name_and_a_huge_one_is_one_line(tmp_path):
+    r = subprocess.run([*CLI, "replay", "--rules", "yatzy", "--players", "²", "-"], input="", capture_output=True,
+                       text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 0 and '"name": "\\u00b2"' in r.stdout
+    one_line(run(tmp_path, "demo", "--players", "9" * 5000, "--quiet", "--db", str(tmp_path / "d.db")), 2,
+             "yatzycam demo: a game needs 1 to 6 players, got 999999999999...")

@@ -1,8 +1,9 @@
 """Property tests: generated junk for every input kind, through ``main(argv)`` in-process.
 
 For every input: the exit code is 0 or 2 (78 for a config); stderr is empty on success and one
-line per bad item otherwise (an image, a line); nothing raises out of ``main`` (a traceback);
-no file in the input's folder changes and none appears. Each kind runs ``FAST`` (500 inputs) in
+line per bad item otherwise (an image, a line); nothing raises out of ``main`` (a traceback, or
+argparse's SystemExit); no file in the input's folder changes and none appears. Command lines
+themselves are junk too: a usage error is one line naming the command, never the usage. Each kind runs ``FAST`` (500 inputs) in
 ``make test`` and ``SLOW`` (5,000) in its ``slow``- and ``fuzz_slow``-marked twin (``make test-fuzz``).
 """
 
@@ -28,6 +29,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from controller.cli import main as cli_main
 from controller.cli.main import main
 from controller.game.rules import KINDS
 from tests.fuzz import FAST, SLOW
@@ -57,10 +59,7 @@ class Sandbox:
         before = self.snapshot()
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err), mock.patch("sys.stdin", io.StringIO(stdin)):
-            try:
-                rc = main(argv)
-            except SystemExit as e:  # (argparse: the tests build argv so that it never objects)
-                rc = e.code
+            rc = main(argv)  # (a SystemExit or any other exception out of it fails the test)
         errors = err.getvalue().splitlines()
         assert rc in ok, (rc, errors)
         assert "Traceback" not in err.getvalue()
@@ -76,6 +75,26 @@ class Sandbox:
 def _root():
     yield
     shutil.rmtree(ROOT, ignore_errors=True)
+
+
+BUILD_PARSER = cli_main.build_parser  # (the real one: the fixture below stands a cached one in for it)
+_PARSER: list = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_parser():
+    """main(argv) builds the same parser on every call (a few ms, most of a cheap input's time): built
+    once here. argparse keeps no state between parses; nothing here changes the parser."""
+
+    def built():
+        if not _PARSER:
+            _PARSER.append(BUILD_PARSER())
+        return _PARSER[0]
+
+    with mock.patch.object(cli_main, "build_parser", built):
+        yield
+    for p in cli_main._subparsers(_PARSER[0]).choices.values() if _PARSER else ():  # the real handlers ran
+        assert p.get_default("func").__module__.startswith("controller.cli."), p.prog
 
 
 def sandboxed(check):
@@ -431,6 +450,7 @@ def check_db(box: Sandbox, edits: list[tuple[tuple[str, str], int, object]]) -> 
     db = box.dir / "g.sqlite"
     shutil.copy(template_db(), db)
     c = sqlite3.connect(db)
+    c.execute("PRAGMA synchronous=OFF")  # (the edit need not survive a power cut: no fsync)
     for (table, col), row, value in edits:
         try:
             c.execute(f"UPDATE {table} SET {col}=? WHERE rowid IN (SELECT rowid FROM {table} LIMIT 1 OFFSET ?)" if table != "events"
@@ -459,3 +479,82 @@ def test_database_rows(edits):
 @given(st.lists(st.tuples(st.sampled_from(CELLS), st.integers(0, 20), CELL_VALUES), min_size=1, max_size=2))
 def test_database_rows_slow(edits):
     sandboxed(check_db)(edits)
+
+
+# ----------------------------------------------------------------------------- command lines
+
+
+def _options() -> dict[str, list[str]]:
+    """Each command's option strings (--help left out: it ends the parse with the whole help)."""
+    sub = cli_main._subparsers(BUILD_PARSER())
+    return {name: sorted(s for a in p._actions for s in a.option_strings if s not in ("-h", "--help"))
+            for name, p in sub.choices.items()}
+
+
+OPTIONS = _options()
+ARG_JUNK = st.one_of(
+    st.sampled_from(["", "-", "--", "-x", "--bogus", "0", "-1", "7", "1e308", "nan", "inf", "٣", "1_0", "²", "3 3 5 4 5",
+                     "a\nb", "yatzy", "x" * 300, "9" * 40, "--rules=yatzy", "--rul", "-h", "json"]),
+    st.text(max_size=10), st.integers().map(str), st.floats().map(str))
+
+
+@st.composite
+def argvs(draw) -> list[str]:
+    if draw(st.integers(0, 9)) == 0:  # no command, or not one
+        return draw(st.lists(ARG_JUNK, max_size=3))
+    command = draw(st.sampled_from(sorted(OPTIONS)))
+    token = st.one_of(st.sampled_from(OPTIONS[command]), ARG_JUNK) if OPTIONS[command] else ARG_JUNK
+    return [command, *draw(st.lists(token, max_size=8))]
+
+
+_STUBBED: list = []  # a parser of its own whose handlers only record their arguments
+_RAN: list = []
+
+
+def stubbed_parser():
+    if not _STUBBED:
+        parser = BUILD_PARSER()
+        for p in cli_main._subparsers(parser).choices.values():
+            p.set_defaults(func=lambda args: _RAN.append(args) or 0)
+        _STUBBED.append(parser)
+    return _STUBBED[0]
+
+
+def check_argv(box: Sandbox, argv: list[str]) -> None:
+    """The parse alone: every command's handler is a stub (the other kinds run the real ones)."""
+    _RAN.clear()
+    ran = _RAN
+    with mock.patch.object(cli_main, "build_parser", stubbed_parser):
+        rc, out, errors = box.run(argv)
+    if rc == 2:
+        (line,) = errors  # one line, never the usage
+        command = argv[0] if argv and argv[0] in OPTIONS else None
+        assert line.startswith(f"yatzycam {command}: " if command else "yatzycam: "), line
+        assert line.endswith(f"(see yatzycam{' ' + command if command else ''} --help)") or "(choose from" in line, line
+        assert not ran and "usage:" not in line
+    elif out and out[0].startswith("usage: "):  # -h: the whole help, nothing run
+        assert not ran and any(x in ("-h", "--help") for x in argv) and "options:" in out
+    else:
+        assert len(ran) == 1 and ran[0].command == argv[0]
+
+
+@FAST
+@given(argvs())
+def test_command_lines(argv):
+    sandboxed(check_argv)(argv)
+
+
+@pytest.mark.slow
+@pytest.mark.fuzz_slow
+@SLOW
+@given(argvs())
+def test_command_lines_slow(argv):
+    sandboxed(check_argv)(argv)
+
+
+@pytest.mark.parametrize("command", [None, *sorted(OPTIONS)])
+def test_help_is_the_whole_help_and_exit_0(command, capsys):
+    argv = [command, "--help"] if command else ["--help"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(f"usage: yatzycam{' ' + command if command else ''} ") and "options:" in out and err == ""
