@@ -30,12 +30,12 @@ hexagonal trays, in two steps:
    profile is taken along its outward normal (about 12% of the floor's size in,
    10% out), the colour step strength along it is smoothed along the outline, and
    the point moves to the first step that stands out from the felt's own noise
-   and reaches 45% of the profile's strongest step (beyond the foot come the
+   and reaches 30% of the profile's strongest step (beyond the foot come the
    wall's top and the rim's outer edge). Brightness steps are taken across 2 px;
    chroma steps between the means over half a JPEG chroma block (8 px of the
    frame) either side: JPEG smears a wall's chroma over its 16 px blocks, and on
    a dark felt, where log-chroma is touchy, that ghost a block inside the foot
-   made a step of its own (the floor stopped ~0.4 die short). The 45% is still
+   made a step of its own (the floor stopped ~0.4 die short). The 30% is still
    of the 2 px steps' strongest, so a soft chroma edge further out (rim to
    table) does not grow into the strongest and hide a faint brightness foot.
    Offsets are median-filtered along the
@@ -48,6 +48,19 @@ hexagonal trays, in two steps:
    lands the boundary on the wall's foot when the rough outline stopped short in
    a wall's shadow or ran up the wall; with no clear steps the rough outline is
    kept.
+3. A second rough outline from rays (`_ray_rough`, on the frame shrunk to 320 px wide): 360 rays from the
+   frame's centre, on each the first colour step (log-chroma and log-brightness, medians of ~12 px of a
+   640 px frame either side, so a paper's grid or thin lines drop out) that stands out from the floor's own
+   steps on the inner part of that ray and its neighbours; a ray with no such step ends at the frame's
+   edge when its end looks like the floor, else it is filled in from its neighbours; radii far off their
+   neighbours' median are replaced by it, and the ends' convex hull is refined as in 2. A ray does not
+   stop where the flood does (in a wall's shade, where the edge map's texture threshold is crossed by
+   the shade's soft gradient); its step is judged on its own ray. Of the two refined floors, when they
+   differ (IoU under 0.99), the smaller is taken when the colour step across its outline, where it lies
+   6 px or more inside the bigger one, is twice the floor's own step between two bands inside it (a real
+   edge: the rays ran over a faint foot onto the rim), else the bigger (the smaller stopped in the felt's
+   shade). A flood that found no rim (the whole frame) is kept unless the rays' floor, so chosen, is
+   smaller.
 """
 
 from __future__ import annotations
@@ -75,8 +88,7 @@ def _edges(bgr: np.ndarray) -> np.ndarray:
     return np.sqrt(mag)
 
 
-WHOLE_SIDES = 3  # a floor region touching this many frame edges: no rim in view, the whole frame is the floor
-WHOLE_FRAC = 0.9  # ... and one filling more than this share of the frame
+WHOLE_FRAC = 0.9  # a floor region filling more than this share of the frame ...
 MARGIN = 0.01  # the whole frame less this share of its size at each edge
 EDGE_PX = 2  # working pixels from a frame edge that count as touching it
 
@@ -94,6 +106,17 @@ def _sides_touched(pts: np.ndarray, w: int, h: int) -> int:
     return int(x.min() <= EDGE_PX) + int(y.min() <= EDGE_PX) + int(x.max() >= w - 1 - EDGE_PX) + int(y.max() >= h - 1 - EDGE_PX)
 
 
+WHOLE_BORDER = 0.98  # ... and lying along this share of the frame's border: no rim in view, the whole frame is the floor
+# (a region that reaches three or four frame edges but not the corners is a big tray whose walls cut the corners)
+
+
+def _border_share(region: np.ndarray) -> float:
+    """The share of the frame's border pixels (EDGE_PX deep) in the region."""
+    m = np.ones(region.shape, bool)
+    m[EDGE_PX + 1: -EDGE_PX - 1, EDGE_PX + 1: -EDGE_PX - 1] = False
+    return float(np.count_nonzero(region[m]) / np.count_nonzero(m))
+
+
 def _clip(poly: Poly, size: tuple[int, int]) -> Poly:
     w, h = size
     return tuple((float(min(max(x, 0.0), w - 1.0)), float(min(max(y, 0.0), h - 1.0))) for x, y in poly)
@@ -101,8 +124,79 @@ def _clip(poly: Poly, size: tuple[int, int]) -> Poly:
 
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     """The tray floor polygon (image pixels) from a frame of the empty tray. A floor that runs off the
-    frame is cut at its edges; one that reaches three or four of them (no rim in view) is the whole
+    frame is cut at its edges; one that lies along the whole border (no rim in view) is the whole
     frame less a margin (`whole_frame`)."""
+    h, w = empty_bgr.shape[:2]
+    flood = _flood_floor(empty_bgr, work_width, grow_px)
+    rays = _ray_rough(empty_bgr)
+    if rays is None:
+        return flood
+    out = rays
+    for _ in range(PASSES):
+        out = _refine(empty_bgr, out)
+    out = _clip(out, (w, h))
+    best = _arbitrate(empty_bgr, flood, out, work_width)
+    if flood == whole_frame((w, h)) and best is not flood and np.count_nonzero(mask(best, (w, h))) >= np.count_nonzero(mask(flood, (w, h))):
+        return flood  # no rim in view and the rays found none either: the whole frame less the margin
+    return best
+
+
+def _arbitrate(bgr: np.ndarray, a: Poly, b: Poly, work_width: int) -> Poly:
+    """Of two floors found, the bigger when the ring between them is felt, else the smaller."""
+    size = (bgr.shape[1], bgr.shape[0])
+    ma, mb = np.count_nonzero(mask(a, size)), np.count_nonzero(mask(b, size))
+    small, big = (a, b) if ma <= mb else (b, a)
+    if iou(a, b, size) >= ARB_SAME:
+        return a
+    e = _edge_evidence(bgr, small, big)
+    if e is None:
+        return a
+    return small if e >= ARB_EDGE else big
+
+
+ARB_EDGE = 2.0  # the smaller floor is taken when the step across its outline is this x the floor's own
+ARB_GAP = 6.0  # px (of a frame 640 wide): the part of the smaller outline that lies this far inside the bigger one
+ARB_EPS = 0.02  # the floor's own contrast is taken as at least this (a floor blown out to white has none)
+
+
+def _edge_evidence(bgr: np.ndarray, small: Poly, big: Poly) -> float | None:
+    """Where the smaller outline lies inside the bigger one: how far the colour step across it (medians of
+    bands 2-8 px either side) stands above the floor's own (the same step between two bands inside); median
+    over those outline points. None when they do not differ anywhere."""
+    h, w = bgr.shape[:2]
+    s = min(1.0, RAY_WIDTH / w)
+    sm = cv2.resize(bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else bgr
+    k = sm.shape[1] / RAY_WIDTH
+    lg = cv2.GaussianBlur(np.log(sm.astype(np.float32) + LOGOFF), (0, 0), 1.0)
+    b, g, r = cv2.split(lg)
+    feat = np.dstack([CW * (r - g), CW * (b - g), (b + g + r) / 3.0]).astype(np.float32)
+    P = np.asarray(small, np.float64) * s
+    pts = _resample(P, 2.0)
+    sp = _csmooth(pts, SMOOTH)
+    tan = np.roll(sp, -1, 0) - np.roll(sp, 1, 0)
+    nrm = np.stack([tan[:, 1], -tan[:, 0]], 1)
+    nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-9)
+    if np.mean(np.sum((pts - P.mean(0)) * nrm, 1)) < 0:
+        nrm = -nrm
+    gap = distances(np.asarray(big, np.float64) * s, pts[:, 0], pts[:, 1])
+    far = gap >= ARB_GAP * k
+    if far.sum() < max(8, 0.05 * len(pts)):
+        return None
+    pts, nrm = pts[far], nrm[far]
+    t = np.arange(-26.0, 9.0, 1.0) * k
+    mx = (pts[:, None, 0] + nrm[:, None, 0] * t[None, :]).astype(np.float32)
+    my = (pts[:, None, 1] + nrm[:, None, 1] * t[None, :]).astype(np.float32)
+    prof = cv2.remap(feat, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    def band(a0, a1):
+        sel = (t >= a0 * k) & (t <= a1 * k)
+        return np.median(prof[:, sel], axis=1)
+    inn, out, deep = band(-8, -2), band(2, 8), band(-20, -14)
+    edge = float(np.median(np.linalg.norm(out - inn, axis=1)))
+    own = float(np.median(np.linalg.norm(inn - deep, axis=1)))
+    return edge / max(own, ARB_EPS)
+
+
+def _flood_floor(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly:
     h, w = empty_bgr.shape[:2]
     rough, higher = _rough_cascade(empty_bgr, work_width, grow_px)
     if rough == whole_frame((w, h)):
@@ -122,6 +216,89 @@ def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -
     for _ in range(PASSES - 1):
         out = _refine(empty_bgr, out)
     return out
+
+
+# the rough outline from rays (in px of the frame shrunk to RAY_WIDTH wide)
+RAY_WIDTH = 640  # the px lengths below are for a frame this wide
+RAY_WORK = 320  # the rays are cast on the frame shrunk to this width
+RAY_N = 360  # rays from the frame's centre
+RAY_HW = 12  # a step: between the medians of RAY_HW px either side (thin lines, a paper's grid, drop out)
+RAY_TK = 3.0  # ... that stands out: over RAY_TK x the 95th percentile of the steps on the ray's inner part
+RAY_IN = (0.05, 0.35)  # ... (this share of the way from the centre to the frame's edge), pooled over RAY_POOL rays
+RAY_POOL = 15
+RAY_SAMPLES = 64  # the inner part is sampled at this many points along each ray
+RAY_REL = 0.2  # ... and reaches this share of the ray's strongest step
+RAY_END = 0.3  # a ray with no step: the floor runs off the frame when its last RAY_ENDPX px are this close to the
+RAY_ENDPX = 12  # floor's colour (the median on its inner part; log units, chroma x CW)
+RAY_MED = 15  # radii further than 3 px from the median of this many rays' are replaced by it
+ARB_SAME = 0.99  # two floors this alike (IoU): the flood's is taken
+
+
+def _ray_rough(bgr: np.ndarray) -> Poly | None:
+    """The rough outline from rays cast from the frame's centre: on each the first colour step (log-chroma and
+    log-brightness, medians either side) that stands out from the floor's own texture on that ray; a ray with
+    none ends at the frame's edge when its end looks like the floor, and is filled in from its neighbours when
+    not. The convex hull of the ends. None when too few rays find anything."""
+    h, w = bgr.shape[:2]
+    s = min(1.0, RAY_WORK / w)
+    sm = cv2.resize(bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else bgr
+    k = sm.shape[1] / RAY_WIDTH  # px lengths below are for a frame RAY_WIDTH wide
+    lg = cv2.GaussianBlur(np.log(sm.astype(np.float32) + LOGOFF), (0, 0), max(0.5, 1.0 * k))
+    b, g, r = cv2.split(lg)
+    feat = np.dstack([CW * (r - g), CW * (b - g), (b + g + r) / 3.0]).astype(np.float32)
+    sh, sw = feat.shape[:2]
+    n = RAY_N
+    c = np.array([(sw - 1) / 2.0, (sh - 1) / 2.0])
+    th = 2 * np.pi * np.arange(n) / n
+    d = np.stack([np.cos(th), np.sin(th)], 1)
+    with np.errstate(divide="ignore"):
+        tx = np.where(d[:, 0] > 0, (sw - 1 - c[0]) / d[:, 0], np.where(d[:, 0] < 0, -c[0] / d[:, 0], np.inf))
+        ty = np.where(d[:, 1] > 0, (sh - 1 - c[1]) / d[:, 1], np.where(d[:, 1] < 0, -c[1] / d[:, 1], np.inf))
+    rmax = np.minimum(tx, ty)
+    R = int(np.ceil(rmax.max())) + 1
+    rr = np.arange(R, dtype=np.float32)
+    mx = (c[0] + d[:, 0:1] * rr[None]).astype(np.float32)
+    my = (c[1] + d[:, 1:2] * rr[None]).astype(np.float32)
+    prof = cv2.remap(feat, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    hw = max(2, int(round(RAY_HW * k)))
+    pad = np.concatenate([np.repeat(prof[:, :1], hw, 1), prof, np.repeat(prof[:, -1:], hw + 1, 1)], 1)
+    med = np.sort(np.lib.stride_tricks.sliding_window_view(pad, hw, axis=1), axis=3)[..., hw // 2]  # med[j]: prof[j-hw:j]
+    step = np.linalg.norm(med[:, hw + 1: hw + 1 + R] - med[:, :R], axis=2)
+    ri = np.floor(rmax).astype(int)
+    valid = rr[None, :] <= (ri[:, None] - hw - 1)
+    step = np.where(valid, step, 0.0)
+    lo = (RAY_IN[0] * rmax).astype(int)
+    hi = np.maximum((RAY_IN[1] * rmax).astype(int), lo + 4)
+    rows = np.arange(n)[:, None]
+    inner = (lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, RAY_SAMPLES, endpoint=False)[None]).astype(int)
+    p95 = np.percentile(step[rows, inner], 95, axis=1)
+    idx = (np.arange(n)[:, None] + np.arange(-RAY_POOL, RAY_POOL + 1)[None]) % n
+    t = RAY_TK * np.median(p95[idx], 1)
+    search = valid & (rr[None, :] > lo[:, None])
+    top = np.where(search, step, 0).max(1)
+    above = search & (step > np.maximum(t, RAY_REL * top)[:, None])
+    has = above.any(1)
+    k0 = above.argmax(1)
+    # climb from the first crossing to its peak
+    fall = (step[:, 1:] < step[:, :-1]) & (np.arange(R - 1)[None, :] >= k0[:, None])
+    peak = np.where(fall.any(1), fall.argmax(1), R - 1)
+    rad = np.where(has, peak, rmax).astype(np.float64)
+    # a ray with no step: off the frame when its end is the floor's colour, else unknown (from its neighbours)
+    e = max(2, int(round(RAY_ENDPX * k)))
+    ends = prof[rows, np.maximum(ri[:, None] - np.arange(e + 1)[None], 0)].mean(1)
+    base = np.median(prof[rows, inner], axis=1)
+    known = has | (np.linalg.norm(ends - base, axis=1) <= RAY_END)
+    if known.sum() < n // 4:
+        return None
+    j = np.arange(n)
+    rad = np.interp(j, j[known], rad[known], period=n)
+    m = _circ_median(rad, RAY_MED)
+    rad = np.where(np.abs(rad - m) > 3.0 * k, m, rad)
+    pts = (c[None] + d * rad[:, None]) / s
+    hull = cv2.convexHull(pts.astype(np.float32).reshape(-1, 1, 2))[:, 0, :]
+    if cv2.contourArea(hull) < 0.08 * w * h:
+        return None
+    return tuple((float(x), float(y)) for x, y in hull)
 
 
 def _rough_cascade(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> tuple[Poly, Poly | None]:
@@ -270,7 +447,7 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6,
     touches = hull[:, 0, 0].min() <= 1 or hull[:, 0, 1].min() <= 1 or hull[:, 0, 0].max() >= sw - 2 or hull[:, 0, 1].max() >= sh - 2
     if frac < 0.08:
         raise TrayError(f"no clear tray floor in the empty frame (found {frac:.0%} of the frame)")
-    if frac > WHOLE_FRAC and _sides_touched(hull[:, 0, :], sw, sh) >= WHOLE_SIDES:
+    if frac > WHOLE_FRAC and _border_share(region) >= WHOLE_BORDER:
         return whole_frame((w, h))  # no rim in view: the floor runs off the frame
     # the edge band eats ~1.5 px of the small frame; give it back
     hull = hull.astype(np.float32)
@@ -300,7 +477,7 @@ UP_SHADE_LUM = 4.2  # ... on a dark floor only: the floor's median log(bgr + 10)
 TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third
 LOGOFF = 10.0  # log(bgr + LOGOFF): dark felts' noise is not blown up
 CW = 3.0  # weight of the two log-chroma channels against log-brightness
-REL = 0.45  # ... and reaches REL of its profile's strongest step (steps across 2 px)
+REL = 0.3  # ... and reaches REL of its profile's strongest step (steps across 2 px; at 0.45 fewer tuning renders reached the foot)
 CBOX = 8.0  # chroma steps: between the means over CBOX px of the frame either side (half a JPEG chroma block)
 SMOOTH = 5.0  # outline smoothing for the normals
 TANG = 3.0  # step strength smoothed along the outline

@@ -98,3 +98,30 @@ def test_floors_index_is_complete():
     assert sorted(rows) == files and len(files) >= 30
     for r in rows.values():
         assert len(r["floor"]) >= 4 and r["source"] in ("rune55", "webcam", "fisheye")
+
+
+@pytest.mark.parametrize("offset", [48, 68, 95])
+def test_floor_found_where_the_flood_stops_short(offset):
+    """Tuning renders where the flood alone stopped in a wall's shade or ran onto the rim (IoU 0.37-0.71):
+    the rays' outline, refined and chosen over the flood's, reaches the wall's foot."""
+    from calibration.bench import TUNE_SEED
+
+    sc = random_tray(np.random.default_rng(TUNE_SEED + offset))
+    img = S.render(sc)
+    assert tray.iou(tray.find_floor(img), true_floor(sc), sc.size) >= 0.95
+
+
+def test_rays_outline_and_choice_between_two_floors():
+    """A plain disc of felt in a dark rim: the rays' rough outline lies on the rim's edge; of two floors, the
+    smaller is taken when a colour step runs along its outline, the bigger when it lies in plain felt."""
+    img = np.full((480, 640, 3), 40, np.uint8)
+    cv2.circle(img, (320, 240), 180, (60, 140, 60), -1)
+    rough = tray._ray_rough(img)
+    assert rough is not None
+    r = np.hypot(np.asarray(rough)[:, 0] - 320, np.asarray(rough)[:, 1] - 240)
+    assert np.all(np.abs(r - 180) <= 4)
+    disc = tuple((320 + 180 * np.cos(a), 240 + 180 * np.sin(a)) for a in np.linspace(0, 2 * np.pi, 64, endpoint=False))
+    small = tuple((320 + 120 * np.cos(a), 240 + 120 * np.sin(a)) for a in np.linspace(0, 2 * np.pi, 64, endpoint=False))
+    big = tuple((320 + 230 * np.cos(a), 240 + 230 * np.sin(a)) for a in np.linspace(0, 2 * np.pi, 64, endpoint=False))
+    assert tray._arbitrate(img, small, disc, 320) == disc  # the smaller lies in plain felt
+    assert tray._arbitrate(img, disc, big, 320) == disc  # the step runs along the disc's outline
