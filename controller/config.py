@@ -230,7 +230,11 @@ def _device(v: Any) -> int | str:
 
 
 def _path(v: Any) -> Path:
-    return Path(_str(v)).expanduser()
+    p = Path(_str(v))
+    try:
+        return p.expanduser()
+    except RuntimeError:  # "~name" of no such user, or no home directory to put for "~"
+        raise ValueError("starts with ~ but names no user's home directory", v) from None
 
 
 def _rules(v: Any) -> str:

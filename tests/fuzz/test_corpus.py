@@ -56,6 +56,7 @@ def corpus_unchanged():
     ("config-shutdown-0.5.toml", ["pins.shutdown_hold", "1..11 seconds"]),
     ("config-shutdown-nan.toml", ["pins.shutdown_hold", "1..11 seconds"]),
     ("config-players-8.toml", ["game.players", "1..6"]),
+    ("config-db-no-such-user.toml", ["paths.db", "names no user's home directory"]),
 ])
 def test_bad_config_exits_78_before_any_database(tmp_path, corpus_unchanged, name, words):
     r = run(tmp_path, "play", "--config", str(CORPUS / name), "--keyboard")
