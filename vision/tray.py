@@ -159,18 +159,19 @@ ARB_GAP = 6.0  # px (of a frame 640 wide): the part of the smaller outline that 
 ARB_EPS = 0.02  # the floor's own contrast is taken as at least this (a floor blown out to white has none)
 
 
-def _edge_evidence(bgr: np.ndarray, small: Poly, big: Poly) -> float | None:
-    """Where the smaller outline lies inside the bigger one: how far the colour step across it (medians of
-    bands 2-8 px either side) stands above the floor's own (the same step between two bands inside); median
-    over those outline points. None when they do not differ anywhere."""
+def _colour_steps(bgr: np.ndarray, width: int, sigma: float) -> tuple[np.ndarray, float]:
+    """The frame at most `width` wide as three log-colour planes (red-green, blue-green, brightness),
+    blurred by `sigma`, where a wall's foot is a step; and the scale it was shrunk by."""
     h, w = bgr.shape[:2]
-    s = min(1.0, RAY_WIDTH / w)
+    s = min(1.0, width / w)
     sm = cv2.resize(bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else bgr
-    k = sm.shape[1] / RAY_WIDTH
-    lg = cv2.GaussianBlur(np.log(sm.astype(np.float32) + LOGOFF), (0, 0), 1.0)
+    lg = cv2.GaussianBlur(np.log(sm.astype(np.float32) + LOGOFF), (0, 0), sigma)
     b, g, r = cv2.split(lg)
-    feat = np.dstack([CW * (r - g), CW * (b - g), (b + g + r) / 3.0]).astype(np.float32)
-    P = np.asarray(small, np.float64) * s
+    return np.dstack([CW * (r - g), CW * (b - g), (b + g + r) / 3.0]).astype(np.float32), s
+
+
+def _outward_normals(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """An outline resampled every 2 px, and each point's unit normal pointing out of it."""
     pts = _resample(P, 2.0)
     sp = _csmooth(pts, SMOOTH)
     tan = np.roll(sp, -1, 0) - np.roll(sp, 1, 0)
@@ -178,6 +179,17 @@ def _edge_evidence(bgr: np.ndarray, small: Poly, big: Poly) -> float | None:
     nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-9)
     if np.mean(np.sum((pts - P.mean(0)) * nrm, 1)) < 0:
         nrm = -nrm
+    return pts, nrm
+
+
+def _edge_evidence(bgr: np.ndarray, small: Poly, big: Poly) -> float | None:
+    """Where the smaller outline lies inside the bigger one: how far the colour step across it (medians of
+    bands 2-8 px either side) stands above the floor's own (the same step between two bands inside); median
+    over those outline points. None when they do not differ anywhere."""
+    feat, s = _colour_steps(bgr, RAY_WIDTH, 1.0)
+    k = feat.shape[1] / RAY_WIDTH
+    P = np.asarray(small, np.float64) * s
+    pts, nrm = _outward_normals(P)
     gap = distances(np.asarray(big, np.float64) * s, pts[:, 0], pts[:, 1])
     far = gap >= ARB_GAP * k
     if far.sum() < max(8, 0.05 * len(pts)):
@@ -240,12 +252,8 @@ def _ray_rough(bgr: np.ndarray) -> Poly | None:
     none ends at the frame's edge when its end looks like the floor, and is filled in from its neighbours when
     not. The convex hull of the ends. None when too few rays find anything."""
     h, w = bgr.shape[:2]
-    s = min(1.0, RAY_WORK / w)
-    sm = cv2.resize(bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else bgr
-    k = sm.shape[1] / RAY_WIDTH  # px lengths below are for a frame RAY_WIDTH wide
-    lg = cv2.GaussianBlur(np.log(sm.astype(np.float32) + LOGOFF), (0, 0), max(0.5, 1.0 * k))
-    b, g, r = cv2.split(lg)
-    feat = np.dstack([CW * (r - g), CW * (b - g), (b + g + r) / 3.0]).astype(np.float32)
+    k = round(w * min(1.0, RAY_WORK / w)) / RAY_WIDTH  # px lengths below are for a frame RAY_WIDTH wide
+    feat, s = _colour_steps(bgr, RAY_WORK, max(0.5, 1.0 * k))
     sh, sw = feat.shape[:2]
     n = RAY_N
     c = np.array([(sw - 1) / 2.0, (sh - 1) / 2.0])
@@ -515,22 +523,9 @@ def _csmooth(v: np.ndarray, sigma: float) -> np.ndarray:
 
 def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
     """Move each point of the rough outline along its normal to the first sharp colour step (the wall's foot)."""
-    h, w = bgr.shape[:2]
-    s = min(1.0, fine_width / w)
-    sm = cv2.resize(bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) if s < 1 else bgr
-    lg = np.log(sm.astype(np.float32) + LOGOFF)
-    lg = cv2.GaussianBlur(lg, (0, 0), 0.7)
-    b, g, r = cv2.split(lg)
-    feat = np.dstack([CW * (r - g), CW * (b - g), (b + g + r) / 3.0]).astype(np.float32)
+    feat, s = _colour_steps(bgr, fine_width, 0.7)
     P = np.asarray(rough, np.float64) * s
-    pts = _resample(P, 2.0)
-    sp = _csmooth(pts, SMOOTH)
-    tan = np.roll(sp, -1, 0) - np.roll(sp, 1, 0)
-    nrm = np.stack([tan[:, 1], -tan[:, 0]], 1)
-    nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-9)
-    ctr = P.mean(0)
-    if np.mean(np.sum((pts - ctr) * nrm, 1)) < 0:
-        nrm = -nrm  # outward
+    pts, nrm = _outward_normals(P)
     span = float(np.sqrt(cv2.contourArea(P.astype(np.float32))))
     t = np.arange(-IN_SPAN * span, OUT_SPAN * span, 0.5)
     mx = (pts[:, None, 0] + nrm[:, None, 0] * t[None, :]).astype(np.float32)
