@@ -630,33 +630,41 @@ def read_photos(recs: list[dict], model: str | None, workers: int) -> list[dict]
         return p.map(_read_photo, recs, chunksize=4)
 
 
+def match_in_boxes(x: float, y: float, value: int, boxes: list, hit: set[int]) -> str:
+    """What a die read `value` with its centre at (x, y) is against a photo's label boxes, as the bench
+    counts it: "right" (in a box of that face not yet matched: the box is then in `hit`), "wrong_face"
+    (in labelled boxes of other faces only), "double" (in a labelled box already matched), "ignored"
+    (only in boxes under MIN_PX or of unknown face) or "unlabelled" (in no box)."""
+    inside = [k for k, b in enumerate(boxes) if b[0] <= x <= b[2] and b[1] <= y <= b[3]]
+    in_big = [k for k in inside if _labelled(boxes[k])]
+    same = [k for k in in_big if boxes[k][4] == value and k not in hit]
+    if same:
+        hit.add(same[0])
+        return "right"
+    if in_big and any(boxes[k][4] != value for k in in_big):
+        return "wrong_face"
+    if in_big:  # a second die read in a box already matched
+        return "double"
+    return "ignored" if inside else "unlabelled"
+
+
+def _labelled(b) -> bool:
+    """A label box that counts: of known face and at least MIN_PX wide."""
+    return b[4] is not None and min(b[2] - b[0], b[3] - b[1]) >= MIN_PX
+
+
 def score_photo(dice: list[dict], boxes: list) -> dict:
     """Per-die counts of one photo: right (ok, centre in an unmatched box of that face), wrong_face (ok,
     in a box of another face only), unlabelled (ok, in no box), ignored (ok, in a box under MIN_PX or of
     unknown face), refused (not ok); labelled (boxes of known face at least MIN_PX wide) and hit."""
-    big = [k for k, b in enumerate(boxes) if b[4] is not None and min(b[2] - b[0], b[3] - b[1]) >= MIN_PX]
     hit: set[int] = set()
     out = Counter()
     for d in dice:
         if d["status"] != "ok" or d["value"] is None:
             out["refused"] += 1
             continue
-        x, y = d["center"]
-        inside = [k for k, b in enumerate(boxes) if b[0] <= x <= b[2] and b[1] <= y <= b[3]]
-        in_big = [k for k in inside if k in big]
-        same = [k for k in in_big if boxes[k][4] == d["value"] and k not in hit]
-        if same:
-            hit.add(same[0])
-            out["right"] += 1
-        elif in_big and any(boxes[k][4] != d["value"] for k in in_big):
-            out["wrong_face"] += 1
-        elif in_big:  # a second die read in a box already matched
-            out["double"] += 1
-        elif inside:
-            out["ignored"] += 1
-        else:
-            out["unlabelled"] += 1
-    out["labelled"] = len(big)
+        out[match_in_boxes(*d["center"], d["value"], boxes, hit)] += 1
+    out["labelled"] = sum(_labelled(b) for b in boxes)
     out["hit"] = len(hit)
     return dict(out)
 

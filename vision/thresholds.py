@@ -122,33 +122,26 @@ def _label(found, dice: list[dict]) -> list[tuple[float, float, int, int, int]]:
 
 
 def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, int]]:
-    """Detections on one real photo (pyramid, no calibration) labelled like the renders', matched to
-    the label boxes as the bench matches them (vision.bench.score_photo): a detection is on a die
-    when its centre lies in that die's box (one detection a box, the strongest first; a second one
-    in a box is a false die). Boxes under the bench's MIN_PX or of unknown face say nothing: the
-    detections in them are left out."""
+    """Detections on one real photo (pyramid, no calibration) labelled like the renders', each matched
+    to the label boxes as the bench matches a die read ok (vision.bench.match_in_boxes), the strongest
+    first: on a die when "right" or "wrong_face", no die when "double" or "unlabelled"; a detection
+    only in boxes under the bench's MIN_PX or of unknown face says nothing and is left out. A
+    detection the reader drops ("not a die") takes no box."""
     rec, model = args
     cv2.setNumThreads(1)
     img = cv2.imread(rec["path"], cv2.IMREAD_COLOR)
     if img is None:
         return []
-    boxes = rec["boxes"]
     found = look(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), _model(model), least=0.05, peak=0.05)
-    rows, used = [], set()
+    rows, hit = [], set()
     for d in sorted(found, key=lambda d: -d.score):
-        inside = [k for k, b in enumerate(boxes) if b[0] <= d.x <= b[2] and b[1] <= d.y <= b[3]]
-        if any(boxes[k][4] is None or min(boxes[k][2] - boxes[k][0], boxes[k][3] - boxes[k][1]) < bench.MIN_PX
-               for k in inside):
-            continue
-        free = sorted((k for k in inside if k not in used),
-                      key=lambda k: math.dist((d.x, d.y), (0.5 * (boxes[k][0] + boxes[k][2]), 0.5 * (boxes[k][1] + boxes[k][3]))))
+        dropped = d.cls == NOT_A_DIE
         face = int(np.argmax(d.probs[:6])) + 1
+        what = bench.match_in_boxes(d.x, d.y, face, rec["boxes"], set(hit) if dropped else hit)
+        if what == "ignored":
+            continue
         best = float(max(d.probs[:6])) if d.face is not None else 0.0
-        if free:
-            used.add(free[0])
-            rows.append((float(d.score), best, int(boxes[free[0]][4] == face), 1, int(d.cls == NOT_A_DIE)))
-        else:
-            rows.append((float(d.score), best, 0, 0, int(d.cls == NOT_A_DIE)))
+        rows.append((float(d.score), best, int(what == "right"), int(what in ("right", "wrong_face")), int(dropped)))
     return rows
 
 
