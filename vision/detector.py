@@ -152,8 +152,7 @@ class Detector:
 
     def run(self, gray: np.ndarray) -> np.ndarray:
         """The raw net output for one grey picture whose sides are multiples of ALIGN."""
-        blob = gray.astype(np.float32)[None, None] * (1.0 / 255.0)
-        self.net.setInput(blob)
+        self.net.setInput(cv2.dnn.blobFromImage(gray, 1.0 / 255.0))  # (1, 1, h, w) float32, in one pass
         return self.net.forward()
 
     def at_scale(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int] | None = None,

@@ -104,12 +104,16 @@ class FaceNet:
         self.net.setInput(normalise(crops))
         return self.net.forward().reshape(len(crops), N_CLASSES)
 
-    def probs(self, gray: np.ndarray, dice: list[tuple[float, float, float]]) -> np.ndarray:
+    def probs(self, gray: np.ndarray, dice: list[tuple[float, float, float]],
+              centre: tuple[float, float] | None = None) -> np.ndarray:
         """(N, N_CLASSES) class probabilities of the dice (x, y, top-face side) in a grey picture, each
-        read from its crop turned toward the picture's centre."""
+        read from its crop turned toward the picture's centre (or toward `centre`, in the picture's
+        pixels: the whole frame's centre when the picture is a part of it)."""
         if not dice:
             return np.zeros((0, N_CLASSES), np.float64)
         h, w = gray.shape[:2]
-        crops = np.stack([crop(gray, x, y, s, toward_centre(x, y, w, h), out=self.size, context=self.context)
+        cx, cy = ((w - 1) / 2.0, (h - 1) / 2.0) if centre is None else centre
+        crops = np.stack([crop(gray, x, y, s, toward_centre(x - cx + (w - 1) / 2.0, y - cy + (h - 1) / 2.0, w, h),
+                               out=self.size, context=self.context)
                           for x, y, s in dice])
         return softmax(self.logits(crops).astype(np.float64))

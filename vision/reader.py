@@ -164,14 +164,18 @@ def model(path: str | os.PathLike | None = None) -> Model:
 
 
 def look(gray: np.ndarray, m: Model, die_px: float | None = None, roi: tuple[int, int, int, int] | None = None,
-         least: float | None = None, peak: float = PEAK) -> list[Die]:
+         least: float | None = None, peak: float = PEAK, window: tuple[int, int, int, int] | None = None) -> list[Die]:
     """The detections whose score reaches `least` (the die threshold by default), each with the face
     net's class probabilities (faces 1-6, not readable, not a die) as its probs. The crop is cut at
-    the calibrated die size when there is one (the detector's own size estimate otherwise)."""
+    the calibrated die size when there is one (the detector's own size estimate otherwise).
+    `window` (x0, y0, w, h): `gray` is the part of a w x h frame whose corner is (x0, y0) (the
+    calibrated reader converts only that part); the dice come back in the frame's pixels."""
     cut = m.thresholds.die if least is None else least
     found = [d for d in m.detector.detect(gray, die_px=die_px, roi=roi, peak=peak) if d.score >= cut]
-    p = m.faces.probs(gray, [(d.x, d.y, die_px or d.size) for d in found])
-    return [replace(d, probs=tuple(float(v) for v in pi)) for d, pi in zip(found, p)]
+    x0, y0, w, h = window if window is not None else (0, 0, gray.shape[1], gray.shape[0])
+    p = m.faces.probs(gray, [(d.x, d.y, die_px or d.size) for d in found],
+                      centre=((w - 1) / 2.0 - x0, (h - 1) / 2.0 - y0))
+    return [replace(d, x=d.x + x0, y=d.y + y0, probs=tuple(float(v) for v in pi)) for d, pi in zip(found, p)]
 
 
 # ------------------------------------------------------------------ frames
@@ -209,17 +213,20 @@ def read(frame: np.ndarray, calibration: Calibration | None = None, n_dice: int 
          model_path: str | os.PathLike | None = None) -> Reading:
     """Read every die in the frame. Raises FrameError for a frame with nothing to read."""
     t0 = time.perf_counter()
-    gray = check_frame(frame)
-    m = model(model_path)
     if calibration is None:
-        found = look(gray, m)
+        m = model(model_path)
+        found = look(check_frame(frame), m)
     else:
         w, h = calibration.image_size
-        if gray.shape[1] != w or gray.shape[0] != h:
-            raise FrameError(f"frame is {gray.shape[1]}x{gray.shape[0]}, the calibration was made at {w}x{h}: "
+        shape = frame.shape if isinstance(frame, np.ndarray) else ()
+        if len(shape) in (2, 3) and (shape[1] != w or shape[0] != h):
+            raise FrameError(f"frame is {shape[1]}x{shape[0]}, the calibration was made at {w}x{h}: "
                              "calibrate again at this size")
         die = calibration.die_px
-        found = look(gray, m, die_px=die, roi=region(calibration, die))
+        x0, y0, x1, y1 = region(calibration, die)
+        gray = check_frame(frame[y0:y1, x0:x1] if len(shape) in (2, 3) else frame)  # only what is read
+        m = model(model_path)
+        found = look(gray, m, die_px=die, window=(x0, y0, w, h))
         if die is None:  # the pyramid: nothing as big as half the floor is a die lying in it
             span = np.ptp(np.array(calibration.floor, np.float64), axis=0).min()
             found = [d for d in found if d.size < 0.5 * span]

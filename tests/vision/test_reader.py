@@ -314,3 +314,21 @@ def test_read_command_json_contract(tmp_path: Path, clean: list, capsys) -> None
     assert bad["verdict"] == "error" and bad["dice"] == [] and "not an image" in bad["error"]
     assert main(["read", str(f)]) == 0
     assert capsys.readouterr().out.startswith(f"{f}: ")
+
+
+def test_a_calibrated_read_looks_only_at_the_trays_region(clean: list) -> None:
+    """The calibrated reader converts only the tray's region: the dice (centres in the frame's pixels,
+    the face net's probabilities, its crops turned toward the whole frame's centre) are those of the
+    whole frame read over that region."""
+    for frame, cal, truth, scene in clean[:2]:
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        x0, y0, x1, y1 = reader.region(cal, cal.die_px)
+        m = reader.model()
+        whole = reader.look(gray, m, die_px=cal.die_px, roi=(x0, y0, x1, y1))
+        part = reader.look(gray[y0:y1, x0:x1], m, die_px=cal.die_px, window=(x0, y0, *cal.image_size))
+        assert len(whole) == len(part) > 0
+        for a, b in zip(whole, part):
+            assert abs(a.x - b.x) < 1e-6 and abs(a.y - b.y) < 1e-6
+            inner = x0 + cal.die_px < a.x < x1 - cal.die_px and y0 + cal.die_px < a.y < y1 - cal.die_px
+            if inner:  # (a crop at the region's edge sees the edge repeated rather than the frame)
+                assert np.allclose(a.probs, b.probs, atol=1e-4)
