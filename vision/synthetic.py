@@ -147,6 +147,7 @@ class DieSpec:
     base_z: float = 0.0  # height of the surface it rests on (the rim for a die on the rim)
     odd_top: str | None = None  # one of ODD_FACES: the top face is not a valid pip layout
     motion: Motion | None = None  # still rolling when the frame was taken: smeared along this
+    symbols: bool = False  # a symbol die (a cross, a ring, a clover ... on every face): no die of the game
 
 
 @dataclass(frozen=True)
@@ -254,6 +255,8 @@ class Scene:
     flicker_period: float = 0.0  # rows per band period
     shake: Motion | None = None  # slight camera shake that leaves the dice readable
     pool: str = "classic"  # which pool drew it (POOLS)
+    #: dark marks on the floor or table (a screw hole, a stain): (x, y, radius, depth 0-1), floor pixels
+    spots: tuple[tuple[float, float, float, float], ...] = ()
 
     @property
     def center(self) -> Point:
@@ -508,6 +511,8 @@ def truth(scene: Scene) -> Truth:
     hand = _hand_mask(scene, 0.25) if scene.hand is not None else None
     dice = []
     for i, d in enumerate(scene.dice):
+        if d.symbols:  # no die of the game
+            continue
         face, c3 = top_face(d)
         c = scene.project(c3[None])[0]  # floor pixels (the hand and glare live there too)
         status = "off_tray" if d.where == "off" else _status(scene, d, c, hand)
@@ -568,6 +573,8 @@ def labels(scene: Scene) -> list[Label]:
     frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     out = []
     for i, d in enumerate(scene.dice):
+        if d.symbols:  # no die of the game (vision.synthetic.distractors gives where it lies)
+            continue
         p = die_pose(d)
         ups = np.concatenate([p.rotation[2], -p.rotation[2]])
         j = int(np.argmax(ups))
@@ -1042,6 +1049,43 @@ def random_condition(rng: np.random.Generator, mix: Mapping[str, float] = BENCH_
     names = list(mix)
     p = np.array([mix[k] for k in names], dtype=np.float64)
     return names[int(rng.choice(len(names), p=p / p.sum()))]
+
+
+def with_distractors(scene: Scene, rng: np.random.Generator, symbol_dice: int = 2, spots: int = 4) -> Scene:
+    """The scene with things that are not dice of the game: up to `symbol_dice` symbol dice lying
+    flat on the floor (where they fit beside the dice) and up to `spots` dark marks (screw holes,
+    stains: a pip's size to a die's) on the floor and the table, none under a die. The truth and
+    the labels leave them out; `distractors` says where they are."""
+    setup = _setup_of(scene)
+    placer = _Placer(setup, rng, fixed=scene.dice)
+    extra = []
+    for k in range(symbol_dice):
+        d = placer.place_flat(len(scene.dice) + k, where="tray")
+        if d is not None:
+            extra.append(replace(d, symbols=True, style=scene.dice[0].style if scene.dice and rng.random() < 0.5 else d.style))
+    w, h = scene.size
+    marks = []
+    for _ in range(40):
+        if len(marks) >= spots:
+            break
+        r = float(setup.die_size * rng.uniform(0.06, 0.35))
+        x, y = float(rng.uniform(0.05, 0.95) * w), float(rng.uniform(0.05, 0.95) * h)
+        if all(math.dist((x, y), d.center) > 0.9 * d.size_px + r for d in (*scene.dice, *extra)):
+            marks.append((x, y, r, float(rng.uniform(0.35, 0.9))))
+    return replace(scene, dice=tuple(scene.dice) + tuple(extra), spots=tuple(marks))
+
+
+def distractors(scene: Scene) -> list[tuple[float, float, float]]:
+    """(x, y, side) in the rendered frame of what `with_distractors` added: each symbol die's top
+    face and each mark (side: the scene's top-face side)."""
+    sym = [replace(d, symbols=False) for d in scene.dice if d.symbols]
+    out = [(float(lb.center[0]), float(lb.center[1]), float(lb.side)) for lb in labels(replace(scene, dice=tuple(sym)))]
+    if scene.spots:
+        flat = [lb.side for lb in labels(scene)] or [float(scene.die_size)]
+        side = float(np.median(flat))
+        pts = scene.to_image(np.array([(x, y) for x, y, _, _ in scene.spots], np.float64))
+        out += [(float(x), float(y), side) for x, y in pts]
+    return out
 
 
 def _place(setup: Setup, rng: np.random.Generator, n_dice: int, condition: str) -> list[DieSpec] | None:

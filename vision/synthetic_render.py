@@ -563,7 +563,9 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     u = np.where(kx, py, np.where(ky, pz, px)) * inv_a
     v = np.where(kx, pz, np.where(ky, px, py)) * inv_a
     odd = None
-    if d.odd_top is not None:
+    if d.symbols:
+        odd = np.ones(value.shape, bool)
+    elif d.odd_top is not None:
         odd = value == d.value  # the top face (its value shows on no other face)
         if d.odd_top in _ODD_INDEX:
             value = np.where(odd, _ODD_INDEX[d.odd_top], value)
@@ -573,11 +575,14 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     else:
         rp = np.float32(st.pip_radius)
     pip_a = np.clip((rp - dp) * np.float32(a / 1.4) + 0.5, 0.0, 1.0)  # anti-aliased pip edge
-    if odd is not None and d.odd_top == "cross":  # a painted symbol instead of pips
-        bar = np.minimum(np.abs(u - v), np.abs(u + v)) / math.sqrt(2)
-        arm = np.maximum(np.abs(u), np.abs(v))
-        cross = np.clip((0.11 - bar) * (a / 1.4) + 0.5, 0, 1) * np.clip((0.6 - arm) * (a / 1.4) + 0.5, 0, 1)
-        pip_a = np.where(odd, cross, pip_a)
+    if odd is not None and (d.symbols or d.odd_top == "cross"):  # a painted symbol instead of pips
+        kind = (value + int(d.yaw_deg * 7.0)) % len(_SYMBOLS) if d.symbols else np.zeros(value.shape, np.int64)
+        sym = np.zeros(value.shape, np.float32)
+        for j, shape in enumerate(_SYMBOLS):
+            sel = kind == j
+            if sel.any():
+                sym[sel] = shape(u[sel], v[sel], a / 1.4)
+        pip_a = np.where(odd, sym, pip_a)
         dp = np.where(odd, np.float32(_FAR), dp)
     # dimple: inside a pip the normal tilts towards the pip's centre (big pips are shallow bowls)
     inside = (dp < rp).astype(np.float32)
@@ -650,6 +655,42 @@ def _trace_die(img: np.ndarray, depth: np.ndarray, scene: Scene, idx: int) -> No
     out[flat_idx] = np.clip(under + 0.5, 0, 255).astype(np.uint8)
     solid = alpha > 0.5
     dep[flat_idx[solid]] = t[solid]
+
+
+def _edge(d: np.ndarray, sharp: float) -> np.ndarray:
+    """Anti-aliased coverage of a shape whose signed distance (half edges, inside > 0) is d."""
+    return np.clip(d * np.float32(sharp) + 0.5, 0.0, 1.0).astype(np.float32)
+
+
+def _cross(u, v, k):  # an X
+    bar = np.minimum(np.abs(u - v), np.abs(u + v)) / math.sqrt(2)
+    return _edge(0.11 - bar, k) * _edge(0.6 - np.maximum(np.abs(u), np.abs(v)), k)
+
+
+def _plus(u, v, k):  # a +
+    return _edge(0.12 - np.minimum(np.abs(u), np.abs(v)), k) * _edge(0.55 - np.maximum(np.abs(u), np.abs(v)), k)
+
+
+def _ring(u, v, k):  # a circle drawn as a line
+    return _edge(0.09 - np.abs(np.hypot(u, v) - 0.42), k)
+
+
+def _clover(u, v, k):  # three leaves and a stem
+    leaves = [np.hypot(u - math.cos(t) * 0.24, v - math.sin(t) * 0.24) for t in (math.pi / 2, 7 * math.pi / 6, 11 * math.pi / 6)]
+    stem = _edge(0.05 - np.abs(u), k) * _edge(v + 0.6, k) * _edge(-v, k)
+    return np.maximum(_edge(0.2 - np.minimum(np.minimum(leaves[0], leaves[1]), leaves[2]), k), stem)
+
+
+def _diamond(u, v, k):  # a filled rhombus
+    return _edge(0.5 - (np.abs(u) + 0.7 * np.abs(v)), k)
+
+
+def _crescent(u, v, k):  # a moon
+    return _edge(0.45 - np.hypot(u, v), k) * _edge(np.hypot(u - 0.22, v - 0.1) - 0.38, k)
+
+
+#: what a symbol die carries instead of pips (face by face)
+_SYMBOLS = (_cross, _plus, _ring, _clover, _diamond, _crescent)
 
 
 def _pip_distance(value: np.ndarray, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -870,8 +911,9 @@ def _shifted(scene: Scene, dx: float, dy: float, size: tuple[int, int]) -> Scene
     dice = tuple(replace(d, center=mv(d.center)) for d in scene.dice)
     hand = replace(scene.hand, entry=mv(scene.hand.entry), tip=mv(scene.hand.tip)) if scene.hand else None
     glare = replace(scene.glare, center=mv(scene.glare.center)) if scene.glare else None
+    spots = tuple((x + dx, y + dy, r, depth) for x, y, r, depth in scene.spots)
     return replace(scene, size=size, tray=tray, dice=dice, hand=hand, glare=glare, keep_zone=poly(scene.keep_zone),
-                   nadir=mv(scene.center), camera=None)
+                   nadir=mv(scene.center), camera=None, spots=spots)
 
 
 def _base(scene: Scene, rng: np.random.Generator) -> np.ndarray:
@@ -880,6 +922,8 @@ def _base(scene: Scene, rng: np.random.Generator) -> np.ndarray:
     k = 0.5 if w > 800 else 1.0
     bg = _background(scene, rng, k)
     img = bg if k == 1.0 else cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
+    if scene.spots:
+        _spots(img, scene)
     if scene.dice:
         depth = np.zeros((h, w), np.float32)  # ray lengths; 0 = empty (calloc'd: only pages near dice are touched)
         for i in sorted(range(len(scene.dice)), key=lambda i: scene.dice[i].base_z):
@@ -900,6 +944,20 @@ def _base(scene: Scene, rng: np.random.Generator) -> np.ndarray:
         img = cv2.filter2D(img, -1, _motion_kernel(max(1.0, scene.shake.length), scene.shake.angle_deg),
                            borderType=cv2.BORDER_REFLECT)
     return img
+
+
+def _spots(img: np.ndarray, scene: Scene) -> None:
+    """Dark marks on the floor and table (Scene.spots): soft-edged discs darkened by their depth."""
+    h, w = img.shape[:2]
+    for x, y, r, depth in scene.spots:
+        x0, y0 = max(0, int(x - r - 3)), max(0, int(y - r - 3))
+        x1, y1 = min(w, int(x + r + 4)), min(h, int(y + r + 4))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+        cover = np.clip(r - np.hypot(xx - x, yy - y) + 0.5, 0.0, 1.0) * np.float32(depth)
+        patch = img[y0:y1, x0:x1].astype(np.float32)
+        img[y0:y1, x0:x1] = np.clip(patch * (1.0 - cover[..., None]) + 0.5, 0, 255).astype(np.uint8)
 
 
 def _flicker(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:

@@ -179,3 +179,20 @@ def test_a_short_face_training_exports_a_model_cv2_reads(renders, tmp_path):
     TF.main(_face_args(renders, b, seed=5, steps=2) + bank_file)
     wa, wb = torch.load(a.with_suffix(".pt")), torch.load(b.with_suffix(".pt"))
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_a_renders_symbol_dice_and_marks_are_taught_as_no_die(tmp_path):
+    from vision import faces
+    from vision.train.data import iter_render_samples
+    from vision.train.faces import KINDS, sample_items
+
+    render_cache(tmp_path, range(400_001, 400_004), workers=1, distract=True)
+    samples = list(iter_render_samples(tmp_path))
+    assert samples and all(s.others is not None for s in samples)
+    assert sum(len(s.others) for s in samples) >= 3
+    rng = np.random.default_rng(0)
+    for s in samples:
+        items = sample_items(s, None, rng)
+        taught = [it for it in items if it[2] == "distractor"]
+        assert len(taught) == sum(1 for o in s.others if o[2] >= 8.0)
+        assert all(cls == faces.NOT_A_DIE for _, cls, _, _ in taught) and "distractor" in KINDS

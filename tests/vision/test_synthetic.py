@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -484,3 +485,32 @@ def test_light_colour_follows_its_temperature():
 def test_speed_of_the_pools():
     figs = S.speed(n=1, dice=5, pool="train")
     assert figs["pool"] == "train" and figs["render_ms_640x480"] > 0
+
+
+def test_symbol_dice_and_marks_are_drawn_but_are_no_dice_of_the_game():
+    rng = np.random.default_rng(400_004)
+    plain = S.random_scene(rng, 5, (640, 480), "clean", pool="train")
+    sc = S.with_distractors(plain, np.random.default_rng(1), symbol_dice=2, spots=4)
+    sym = [d for d in sc.dice if d.symbols]
+    assert len(sym) >= 1 and len(sc.spots) >= 1
+    # the truth and the labels are the plain scene's: a symbol die or a mark is no die of the game
+    assert S.truth(sc).values == S.truth(plain).values and len(S.labels(sc)) == len(S.labels(plain))
+    img, base = S.render(sc), S.render(plain)
+    where = S.distractors(sc)
+    assert len(where) == len(sym) + len(sc.spots)
+    for x, y, side in where:  # each is drawn where it is said to lie (it changes the pixels there)
+        a = img[int(y) - 1:int(y) + 2, int(x) - 1:int(x) + 2].astype(int)
+        b = base[int(y) - 1:int(y) + 2, int(x) - 1:int(x) + 2].astype(int)
+        assert np.abs(a - b).sum(axis=2).max() > 30, (x, y)
+
+
+def test_a_symbol_die_shows_no_pip_layout():
+    """Its faces carry symbols: the pixels of its top face differ from the same die with pips."""
+    rng = np.random.default_rng(5)
+    sc = S.random_scene(rng, 1, (640, 480), "clean", pool="train")
+    d = sc.dice[0]
+    pips = S.render(sc)
+    sym = S.render(dataclasses.replace(sc, dice=(dataclasses.replace(d, symbols=True),)))
+    x, y = (int(v) for v in S.truth(sc).dice[0].center)
+    r = int(0.4 * d.size_px)
+    assert np.abs(pips[y - r:y + r, x - r:x + r].astype(int) - sym[y - r:y + r, x - r:x + r].astype(int)).mean() > 5

@@ -42,6 +42,9 @@ class Sample:
     source: str = ""
     name: str = ""
     condition: str = ""  # a render's condition (vision.synthetic.CONDITIONS)
+    #: (M, 3) x, y, side of what is no die of the game (a render's symbol dice and dark marks:
+    #: vision.synthetic.distractors); None: nothing known
+    others: np.ndarray | None = None
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -118,8 +121,8 @@ RENDER_MIX = {"clean": 0.34, "cocked": 0.26, "off_tray": 0.1, "missing": 0.04, "
               "glare": 0.05, "blur": 0.04, "hand": 0.06, "odd_face": 0.07}
 
 
-def _render_one(args: tuple[int, str, str, dict | None]) -> None:
-    seed, out, pool, mix = args
+def _render_one(args: tuple[int, str, str, dict | None, bool]) -> None:
+    seed, out, pool, mix, distract = args
     from vision import synthetic as S
 
     p = Path(out) / f"r{seed:06d}"
@@ -134,25 +137,32 @@ def _render_one(args: tuple[int, str, str, dict | None]) -> None:
         scene = S.random_scene(rng, n, size, cond, pool=pool)
     except (RuntimeError, ValueError):
         return
+    if distract:  # symbol dice and dark marks beside the dice: not dice of the game
+        scene = S.with_distractors(scene, rng, int(rng.integers(1, 4)), int(rng.integers(0, 7)))
     if seed % 11 == 0:  # now and then the empty tray: a frame with no die at all
         img, lab = S.render_empty(scene), np.zeros((0, 4), np.float32)
     else:
         img, lab = S.render(scene), scene_labels(scene)
     g = img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     cv2.imwrite(str(p.with_suffix(".png")), g, [cv2.IMWRITE_PNG_COMPRESSION, 1])
-    p.with_suffix(".json").write_text(json.dumps({"dice": lab.tolist(), "condition": cond}))
+    meta = {"dice": lab.tolist(), "condition": cond}
+    if distract:
+        meta["others"] = [list(t) for t in S.distractors(scene)]
+    p.with_suffix(".json").write_text(json.dumps(meta))
 
 
 def render_cache(out: str | os.PathLike, seeds: range, workers: int = 2, pool: str = "train",
-                 mix: dict[str, float] | None = None) -> Path:
+                 mix: dict[str, float] | None = None, distract: bool = False) -> Path:
     """Render the training scenes of `seeds` from the renderer's `pool` ("classic" or "train"; never
     "holdout", which the bench keeps for scenes the model never saw) into `out`, skipping those there.
-    `mix`: the conditions' shares (default RENDER_MIX; {"cocked": 1.0} for a set of cocked dice)."""
+    `mix`: the conditions' shares (default RENDER_MIX; {"cocked": 1.0} for a set of cocked dice);
+    `distract`: every scene also holds symbol dice and dark marks (vision.synthetic.with_distractors),
+    written as the JSON's "others"."""
     if pool == "holdout":
         raise ValueError("the holdout pool is for evaluation only")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(s, str(out), pool, mix) for s in seeds]
+    jobs = [(s, str(out), pool, mix, distract) for s in seeds]
     if workers > 1:
         import multiprocessing as mp
 
@@ -172,7 +182,8 @@ def iter_render_samples(folder: str | os.PathLike):
             continue
         meta = json.loads(j.read_text())
         dice = np.array(meta["dice"], np.float32).reshape(-1, 4)
-        yield Sample(g, dice, None, "render", j.stem, meta.get("condition", ""))
+        others = np.array(meta["others"], np.float32).reshape(-1, 3) if "others" in meta else None
+        yield Sample(g, dice, None, "render", j.stem, meta.get("condition", ""), others)
 
 
 def render_samples(folder: str | os.PathLike) -> list[Sample]:

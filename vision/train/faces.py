@@ -49,8 +49,8 @@ NEG_SHARE = 0.16  # share of "not a die" in a batch
 UNREADABLE_SHARE = 0.14  # share of "not readable" (rendered) in a batch
 JITTER_XY, JITTER_SIZE = 0.07, 0.08  # a detector's error, in top-face sides and relative (one sigma)
 TURN_JITTER, TURN_ANY = 12.0, 0.1  # degrees off the turn toward the centre (one sigma); share of any turn
-KINDS = ("die", "detector_false", "background", "pip", "off_centre")
-BANK_VERSION = 2  # raise it when what goes into the bank changes (a cached bank is then rebuilt)
+KINDS = ("die", "detector_false", "background", "pip", "off_centre", "distractor")
+BANK_VERSION = 3  # raise it when what goes into the bank changes (a cached bank is then rebuilt)
 #: render conditions whose "not readable" dice are not taught: a hand over a die, a glare, a camera
 #: shake or a rolling die make a die "not readable" for the scene's truth, but its crop can show a
 #: face as plainly as a flat die's (the settle step, not the face net, refuses a throw in motion)
@@ -128,6 +128,10 @@ def sample_items(s: Sample, det, rng: np.random.Generator, boxes: list | None = 
         if k in best:  # where a detector reads the real die from
             x, y, side = best[k].x, best[k].y, best[k].size
         item(x, y, side, int(cls), "die")
+    # what a render knows is no die of the game (a symbol die, a screw hole, a stain), where it lies
+    for x, y, side in (s.others if s.others is not None else ()):
+        if side >= MIN_SIDE:
+            item(float(x), float(y), float(side), F.NOT_A_DIE, "distractor")
     # negatives that need no detector: the background at a die's size, a pip as a die, half a die off
     ref = float(np.median(dice[:, 2])) if len(dice) else float(rng.uniform(16, 90))
     if s.source != "crops":

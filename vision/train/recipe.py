@@ -3,23 +3,27 @@
 1. render the training scenes into a work folder (never the renderer's holdout pool, which the
    bench keeps for dice styles, floors and settings the models never saw): CLASSIC scenes of its
    classic pool (seeds 0 up), TRAIN_POOL scenes of its widened train pool (seeds 100000 up), MORE
-   further train-pool scenes (seeds 102274 up) and COCKED train-pool scenes that hold cocked dice
-   and odd faces (seeds 300000 up);
+   further train-pool scenes (seeds 102274 up), COCKED train-pool scenes that hold cocked dice
+   and odd faces (seeds 300000 up) and DISTRACT train-pool scenes that also hold symbol dice and
+   dark marks, no dice of the game (seeds 400000 up);
 2. the detector: pretrain on the classic renders alone (PRETRAIN_STEPS); fine-tune on the classic
    and first train-pool renders and every real source (FINETUNE_STEPS), then go on for
    FURTHER_STEPS more on the same data (seed 1): the committed detector NAME.onnx;
-3. the face net (vision.train.faces): a bank of every die of all the renders and photos, read where
-   the committed detector finds it, with that detector's false dice; FACE_STEPS steps on it:
-   NAME.faces.onnx beside the detector;
+3. the face net (vision.train.faces): a bank of every die of the renders but DISTRACT and of the
+   photos, read where the committed detector finds it, with that detector's false dice; FACE_STEPS
+   steps on it; then FACE_TUNE_STEPS more from those weights on a bank that adds the DISTRACT
+   scenes (their symbol dice and marks as "not a die"): NAME.faces.onnx beside the detector;
 4. with `--folds DIR`: once per fold of FOLDS left out, the detector's FINETUNE_STEPS fine-tune and
-   FOLD_FACE_STEPS of the face net, DIR/without-SRC.onnx and DIR/without-SRC.faces.onnx, for
+   FOLD_FACE_STEPS of the face net, then FOLD_FACE_TUNE_STEPS with the DISTRACT scenes,
+   DIR/without-SRC.onnx and DIR/without-SRC.faces.onnx, for
    `yatzycam bench --models DIR` and `python -m vision.thresholds --models DIR` (fold models stay
    out of the repository). The fold models stop before the main models' further steps (time on two
    cores), so their figures are, if anything, below the committed models'.
 
 Then `python -m vision.thresholds --data DIR --models DIR` sets the reader's cuts.
-On two cores: rendering about 15 minutes, pretraining about 15, each detector fine-tune 10-25,
-the face bank about 6, the face net about 25, each fold's face net about 15.
+On two cores: rendering about 18 minutes, pretraining about 15, each detector fine-tune 10-25,
+each face bank about 6, the face net about 25 and its second part about 10, each fold's face net
+about 15 and its second part about 10.
 """
 
 from __future__ import annotations
@@ -39,11 +43,13 @@ TRAIN_POOL = 2274
 MORE = 5726
 COCKED = 4000
 COCKED_MIX = {"cocked": 0.85, "odd_face": 0.15}
+DISTRACT = 3000
 PRETRAIN_STEPS = 3000
 FINETUNE_STEPS = 1400
 FURTHER_STEPS = 3000
 FACE_STEPS = 16000
 FOLD_FACE_STEPS = 10000
+FACE_TUNE_STEPS, FOLD_FACE_TUNE_STEPS, FACE_TUNE_LR = 4000, 3000, "1e-3"
 #: the leave-out folds: each real source with whole photos; crops/ (single dice, no photos) is left
 #: out with webcam, so that its face accuracy is also measured by a model that never saw it
 FOLDS = ("rune55", "webcam,crops", "fisheye")
@@ -61,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(a.work)
     classic, train_pool = work / "renders-classic", work / "renders-train"
     more, cocked = work / "renders-train2", work / "renders-cocked"
+    distract = work / "renders-distract"
     pre = work / "pre.onnx"
     seed = ["--seed", str(a.seed)]
     from vision.train.data import render_cache
@@ -69,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     render_cache(train_pool, range(100000, 100000 + TRAIN_POOL), pool="train")
     render_cache(more, range(100000 + TRAIN_POOL, 100000 + TRAIN_POOL + MORE), pool="train")
     render_cache(cocked, range(300000, 300000 + COCKED), pool="train", mix=COCKED_MIX)
+    render_cache(distract, range(400000, 400000 + DISTRACT), pool="train", distract=True)
     if not pre.with_suffix(".pt").exists():
         T.main(["--renders", str(classic), "--steps", str(PRETRAIN_STEPS), "--threads", "2", "--out", str(pre)] + seed)
     tune = ["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(pre.with_suffix(".pt")),
@@ -78,14 +86,25 @@ def main(argv: list[str] | None = None) -> int:
     T.main(["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(first.with_suffix(".pt")),
             "--steps", str(FURTHER_STEPS), "--lr", "2e-3", "--threads", "2", "--seed", str(a.seed + 1),
             "--out", a.out])
-    faces = ["--renders", ",".join(str(p) for p in (train_pool, classic, more, cocked)), "--data", a.data,
+    renders = [train_pool, classic, more, cocked]
+    faces = ["--renders", ",".join(str(p) for p in renders), "--data", a.data,
              "--detector", a.out, "--bank", str(work / "face-bank.npz"), "--threads", "2"] + seed
-    FT.main(faces + ["--steps", str(FACE_STEPS), "--out", str(faces_path(a.out))])
+    tune_faces = ["--renders", ",".join(str(p) for p in renders + [distract]), "--data", a.data,
+                  "--detector", a.out, "--bank", str(work / "face-bank-distract.npz"), "--threads", "2",
+                  "--lr", FACE_TUNE_LR] + seed
+
+    def face_net(out: Path, steps: int, tune_steps: int, leave: list[str]) -> None:
+        first = work / f"{out.stem}.first.onnx"  # the first part stays in the work folder
+        FT.main(faces + ["--steps", str(steps), "--out", str(first)] + leave)
+        FT.main(tune_faces + ["--steps", str(tune_steps), "--init", str(first.with_suffix(".pt")),
+                              "--out", str(out)] + leave)
+
+    face_net(faces_path(a.out), FACE_STEPS, FACE_TUNE_STEPS, [])
     if a.folds:
         for src in FOLDS:
             fold = Path(a.folds) / f"without-{src.split(',')[0]}.onnx"
             T.main(tune + ["--leave-out", src, "--out", str(fold)])
-            FT.main(faces + ["--steps", str(FOLD_FACE_STEPS), "--leave-out", src, "--out", str(faces_path(fold))])
+            face_net(faces_path(fold), FOLD_FACE_STEPS, FOLD_FACE_TUNE_STEPS, ["--leave-out", src])
     return 0
 
 
