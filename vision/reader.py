@@ -48,6 +48,7 @@ DIE_SCORE, FACE_PROB = 0.5, 0.9  # thresholds when the model comes without its t
 MARGIN = 1.5  # dice: how far around the floor and keep zone the calibrated reader looks
 OFF_EDGE = 0.0  # dice: a die whose centre lies farther than this outside the floor is off it
 KEEP_EDGE = 0.2  # dice: ... unless its centre lies inside the keep zone or less than this outside it
+SIZE_SCALES = (0.85, 1.0, 1.18)  # die_size reads the reference throw at these scales and pools them
 
 
 class Calibration(Protocol):
@@ -275,15 +276,26 @@ def region(cal: Calibration, die: float | None) -> tuple[int, int, int, int]:
 def die_size(frame: np.ndarray, n_dice: int | None = None, roi: tuple[int, int, int, int] | None = None,
              model_path: str | os.PathLike | None = None) -> float | None:
     """The top-face side (pixels) of the dice in a frame of dice lying flat: the median over the
-    dice found lying flat (kept by the die cut, a face the most likely class; pyramid search). None
-    unless at least half of `n_dice` (or one) are found so, or when they disagree on the size by
-    more than a quarter."""
+    dice found lying flat (kept by the die cut, a face the most likely class; pyramid search), the
+    picture read at each of SIZE_SCALES (one die's size, as the net estimates it, moves by 10-25%
+    with where it falls on the net's grid; pooled over a few scales it moves less). None unless, at
+    the median scale, at least half of `n_dice` (or one) are found so and agree on the size within
+    a quarter."""
     gray = check_frame(frame)
     m = model(model_path)
-    sure = [d.size for d in look(gray, m, roi=roi) if d.face is not None]  # flat dice (their size, not their face)
     need = 1 if n_dice is None else max(1, (n_dice + 1) // 2)
-    if len(sure) < need:
+    per_scale: list[list[float]] = []
+    for f in SIZE_SCALES:
+        g, r = gray, roi
+        if f != 1.0:
+            g = cv2.resize(gray, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1.0 else cv2.INTER_LINEAR)
+            r = None if roi is None else tuple(int(round(v * f)) for v in roi)
+        per_scale.append([d.size / f for d in look(g, m, roi=r) if d.face is not None])  # flat dice (their size, not their face)
+    sizes = [v for sc in per_scale for v in sc]
+    if not sizes or statistics.median(len(sc) for sc in per_scale) < need:
         return None
-    mid = statistics.median(sure)
-    near = [s for s in sure if abs(s - mid) <= 0.25 * mid]
-    return float(statistics.median(near)) if len(near) >= need else None
+    mid = statistics.median(sizes)
+    agree = [[v for v in sc if abs(v - mid) <= 0.25 * mid] for sc in per_scale]
+    if statistics.median(len(sc) for sc in agree) < need:
+        return None
+    return float(statistics.median([v for sc in agree for v in sc]))
