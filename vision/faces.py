@@ -40,7 +40,9 @@ def crop(gray: np.ndarray, x: float, y: float, side: float, angle: float = 0.0, 
          context: float = CONTEXT) -> np.ndarray:
     """The CROP x CROP view of a die of top-face side `side` centred at (x, y), turned by `angle`
     degrees: a window CONTEXT sides wide, area-resampled first when it shrinks (no aliasing of
-    pips), the picture's edge repeated where the window leaves it."""
+    pips), the picture's edge repeated where the window leaves it. Float32 (0-255), resampled in
+    floats: rounding to 8 bits at each step differs between OpenCV versions by a grey level here
+    and there, which moved a doubtful die's probability by more than 0.01 (Pi's 4.6 against 5.x)."""
     win = context * max(float(side), 1.0)
     s = out / win
     r = 0.75 * win + 2.0  # half the window that holds the crop at any turn
@@ -49,11 +51,12 @@ def crop(gray: np.ndarray, x: float, y: float, side: float, angle: float = 0.0, 
     h, w = gray.shape[:2]
     sub = gray[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
     if sub.size == 0:
-        return np.full((out, out), int(np.median(gray[::8, ::8])), np.uint8)
+        return np.full((out, out), float(np.median(gray[::8, ::8])), np.float32)
     top, left = max(0, -y0), max(0, -x0)
     bottom, right = max(0, y1 - h), max(0, x1 - w)
     if top or left or bottom or right:
         sub = cv2.copyMakeBorder(sub, top, bottom, left, right, cv2.BORDER_REPLICATE)
+    sub = sub.astype(np.float32)
     cx, cy = x - x0, y - y0
     if s < 1.0:
         sw, sh = max(1, round(sub.shape[1] * s)), max(1, round(sub.shape[0] * s))
@@ -62,7 +65,26 @@ def crop(gray: np.ndarray, x: float, y: float, side: float, angle: float = 0.0, 
         cx, cy, s = cx * kx, cy * ky, s / math.sqrt(kx * ky)
     M = cv2.getRotationMatrix2D((cx, cy), angle, s)
     M[:, 2] += ((out - 1) / 2.0 - cx, (out - 1) / 2.0 - cy)  # the die at the crop's middle: turns are exact
-    return cv2.warpAffine(sub, M, (out, out), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return _bilinear(sub, cv2.invertAffineTransform(M), out)
+
+
+def _bilinear(img: np.ndarray, inv: np.ndarray, out: int) -> np.ndarray:
+    """img (float32) sampled at inv @ (u, v, 1) for every pixel (u, v) of an out x out picture,
+    bilinearly, the edge repeated: cv2.warpAffine's job in numpy, because warpAffine's result differs
+    between OpenCV versions (4.6 against 5.x: by up to two grey levels)."""
+    v, u = np.mgrid[0:out, 0:out].astype(np.float64)
+    x = inv[0, 0] * u + inv[0, 1] * v + inv[0, 2]
+    y = inv[1, 0] * u + inv[1, 1] * v + inv[1, 2]
+    h, w = img.shape
+    x = np.clip(x, 0.0, w - 1.0)
+    y = np.clip(y, 0.0, h - 1.0)
+    x0 = np.minimum(np.floor(x).astype(np.int64), w - 2) if w > 1 else np.zeros(x.shape, np.int64)
+    y0 = np.minimum(np.floor(y).astype(np.int64), h - 2) if h > 1 else np.zeros(y.shape, np.int64)
+    fx, fy = (x - x0).astype(np.float32), (y - y0).astype(np.float32)
+    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
+    top = img[y0, x0] * (1 - fx) + img[y0, x1] * fx
+    bottom = img[y1, x0] * (1 - fx) + img[y1, x1] * fx
+    return (top * (1 - fy) + bottom * fy).astype(np.float32)
 
 
 def toward_centre(x: float, y: float, width: int, height: int) -> float:
@@ -75,7 +97,7 @@ def toward_centre(x: float, y: float, width: int, height: int) -> float:
 
 
 def normalise(crops: np.ndarray) -> np.ndarray:
-    """(N, CROP, CROP) uint8 crops as the net's input (N, 1, CROP, CROP): each crop to zero mean and
+    """(N, CROP, CROP) crops (0-255) as the net's input (N, 1, CROP, CROP): each crop to zero mean and
     unit spread (the spread floored, so a flat crop stays flat rather than all noise)."""
     f = crops.astype(np.float32)
     m = f.mean(axis=(1, 2), keepdims=True)
@@ -98,7 +120,7 @@ class FaceNet:
         self.size, self.context = size, context
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
-        """(N, N_CLASSES) raw outputs for (N, CROP, CROP) uint8 crops."""
+        """(N, N_CLASSES) raw outputs for (N, CROP, CROP) crops (0-255, uint8 or float)."""
         if len(crops) == 0:
             return np.zeros((0, N_CLASSES), np.float32)
         self.net.setInput(normalise(crops))

@@ -20,7 +20,7 @@ def _board() -> np.ndarray:
 
 def test_the_crop_centres_the_die_at_its_context_scale() -> None:
     c = faces.crop(_board(), 150.0, 100.0, 40.0)
-    assert c.shape == (faces.CROP, faces.CROP) and c.dtype == np.uint8
+    assert c.shape == (faces.CROP, faces.CROP) and c.dtype == np.float32
     mid = faces.CROP // 2
     assert c[mid, mid] < 60  # the pip at the centre
     face_px = faces.CROP / faces.CONTEXT  # the top face's side in the crop
@@ -76,3 +76,18 @@ def test_each_crop_is_turned_so_the_pictures_centre_lies_straight_up(x: float, y
     row, col = np.unravel_index(int(np.argmax(c)), c.shape)
     assert row < faces.CROP * 0.3 and abs(col - (faces.CROP - 1) / 2) <= 2
     assert faces.toward_centre(319.5, 239.5, 640, 480) == 0.0
+
+
+def test_the_crop_samples_exactly_without_opencv_warps() -> None:
+    """On a brightness ramp (which bilinear sampling keeps exactly) a turned crop holds the ramp's own
+    values at the points it maps to: no 8-bit rounding, no OpenCV-version-dependent warp."""
+    yy, xx = np.mgrid[0:200, 0:300].astype(np.float64)
+    ramp = (0.5 * xx + 0.3 * yy).astype(np.float32)  # 0-210: no clipping
+    x, y, side, angle = 150.3, 100.7, 20.0, 33.0  # no shrinking: the window is sampled as it is
+    c = faces.crop(ramp, x, y, side, angle)
+    M = cv2.getRotationMatrix2D((0.0, 0.0), angle, faces.CROP / (faces.CONTEXT * side))
+    inv = cv2.invertAffineTransform(M)
+    v, u = np.mgrid[0:faces.CROP, 0:faces.CROP].astype(np.float64) - (faces.CROP - 1) / 2.0
+    sx = inv[0, 0] * u + inv[0, 1] * v + x
+    sy = inv[1, 0] * u + inv[1, 1] * v + y
+    assert np.abs(c - (0.5 * sx + 0.3 * sy)).max() < 1e-3

@@ -58,8 +58,9 @@ AMBIGUOUS = ("blur", "glare", "hand")
 
 
 def window(g: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
-    """The bank window of a die of top-face side `side` at (x, y): BASE pixels, BASE_CONTEXT sides."""
-    return F.crop(g, x, y, side * BASE_CONTEXT / F.CONTEXT, out=BASE)
+    """The bank window of a die of top-face side `side` at (x, y): BASE pixels, BASE_CONTEXT sides
+    (kept as 8 bits: the bank is large)."""
+    return np.clip(F.crop(g, x, y, side * BASE_CONTEXT / F.CONTEXT, out=BASE) + 0.5, 0, 255).astype(np.uint8)
 
 
 # --------------------------------------------------------------------------- the bank
