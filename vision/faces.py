@@ -90,7 +90,12 @@ def _bilinear(img: np.ndarray, inv: np.ndarray, out: int) -> np.ndarray:
 def toward_centre(x: float, y: float, width: int, height: int) -> float:
     """The turn (degrees, as `crop` takes it) that puts the picture's centre straight up from a die at
     (x, y) in the crop; 0 for a die at the centre."""
-    vx, vy = (width - 1) / 2.0 - x, (height - 1) / 2.0 - y
+    return toward(x, y, ((width - 1) / 2.0, (height - 1) / 2.0))
+
+
+def toward(x: float, y: float, point: tuple[float, float]) -> float:
+    """The turn (degrees, as `crop` takes it) that puts `point` straight up from a die at (x, y)."""
+    vx, vy = point[0] - x, point[1] - y
     if vx * vx + vy * vy < 1e-6:
         return 0.0
     return math.degrees(math.atan2(vx, -vy))
@@ -134,8 +139,7 @@ class FaceNet:
         if not dice:
             return np.zeros((0, N_CLASSES), np.float64)
         h, w = gray.shape[:2]
-        cx, cy = ((w - 1) / 2.0, (h - 1) / 2.0) if centre is None else centre
-        crops = np.stack([crop(gray, x, y, s, toward_centre(x - cx + (w - 1) / 2.0, y - cy + (h - 1) / 2.0, w, h),
-                               out=self.size, context=self.context)
+        c = ((w - 1) / 2.0, (h - 1) / 2.0) if centre is None else centre
+        crops = np.stack([crop(gray, x, y, s, toward(x, y, c), out=self.size, context=self.context)
                           for x, y, s in dice])
         return softmax(self.logits(crops).astype(np.float64))
