@@ -53,6 +53,13 @@ MIN_DICE = 10_000  # the wrong-face rate is measured on at least this many rende
 SPEED_FRAMES = 60  # 8-dice frames timed per size (full run); 3 with --quick
 MIN_PX = 16  # real dice narrower than this are out of scope (neither counted nor held against)
 SOURCES = ("rune55", "webcam", "fisheye", "crops")
+#: top-face side / box side of a webcam box, by face: its boxes hug the pips rather than the face (a
+#: one's box is often its pip alone), so the box of a face with few pips is the smaller. Measured as
+#: the median ratio of the render-trained detector's size (it never saw a real photo) to the box.
+PIP_BOX = {1: 2.26, 2: 1.55, 3: 1.34, 4: 1.24, 5: 1.05, 6: 1.11}
+#: a whole die's box in top-face sides, about its top face: seen up to about 45 degrees off the
+#: vertical, a die's visible sides reach up to a quarter of a side beyond its top face's square
+DIE_BOX = 1.5
 BENCH_SEED = 1000
 OWN_SEED_MIN = 1_000_000  # `--own` sets start here: never the bench's seeds
 CONDITIONS = ("clean", "cocked", "off_tray", "missing")
@@ -545,7 +552,8 @@ def _jsonl(p: Path) -> list[dict]:
 
 
 def photo_records(root: Path, source: str) -> list[dict]:
-    """The labelled photos of one source: {"path", "boxes"} (boxes [x1, y1, x2, y2, face or None]);
+    """The labelled photos of one source: {"path", "boxes"} (boxes [x1, y1, x2, y2, face or None]; with
+    "top_only" true when they cover the top face's pips only, not the die: webcam);
     for crops (and the fisheye crops, source "fisheye_crops") {"path", "face"}."""
     root = Path(root)
     out = []
@@ -555,7 +563,7 @@ def photo_records(root: Path, source: str) -> list[dict]:
                 out += [{"path": str(sub / r["image"]), "boxes": r["boxes"]} for r in _jsonl(sub / "labels.jsonl")]
     elif source in ("webcam", "fisheye"):
         if (root / source / "labels.jsonl").exists():
-            out = [{"path": str(root / source / r["image"]), "boxes": r["boxes"]}
+            out = [{"path": str(root / source / r["image"]), "boxes": r["boxes"], "top_only": source == "webcam"}
                    for r in _jsonl(root / source / "labels.jsonl")]
     elif source in ("crops", "fisheye_crops"):
         base = root / "crops" if source == "crops" else root / "fisheye" / "crops"
@@ -564,6 +572,20 @@ def photo_records(root: Path, source: str) -> list[dict]:
                     if p.suffix.lower() in (".jpg", ".jpeg", ".png")]
     else:
         raise ValueError(f"unknown source {source!r}")
+    return out
+
+
+def die_boxes(boxes: list) -> list:
+    """Top-face label boxes (webcam's: they hug the pips) grown to the whole die: a square of DIE_BOX
+    top-face sides (the box's side times PIP_BOX of its face) about the box's centre. A box of unknown
+    face is left as it is."""
+    out = []
+    for x1, y1, x2, y2, face in boxes:
+        if face is not None:
+            half = 0.5 * DIE_BOX * math.sqrt(max((x2 - x1) * (y2 - y1), 1.0)) * PIP_BOX[int(face)]
+            cx, cy = 0.5 * (x1 + x2), 0.5 * (y1 + y2)
+            x1, y1, x2, y2 = cx - half, cy - half, cx + half, cy + half
+        out.append([x1, y1, x2, y2, face])
     return out
 
 

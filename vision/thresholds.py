@@ -126,8 +126,12 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, in
     to the label boxes as the bench matches a die read ok (vision.bench.match_in_boxes), the strongest
     first: on a die when "right" or "wrong_face", no die when "double" or "unlabelled"; a detection
     only in boxes under the bench's MIN_PX or of unknown face says nothing and is left out. A
-    detection the reader drops ("not a die") takes no box."""
+    detection the reader drops ("not a die") takes no box. Boxes that hold a top face's pips only
+    (webcam) are grown to the whole die (vision.bench.die_boxes): the question here is whether a die
+    passed ok carries the right face, and a right read whose centre lies on the die's body rather than
+    on its pips is right."""
     rec, model = args
+    boxes = bench.die_boxes(rec["boxes"]) if rec.get("top_only") else rec["boxes"]
     cv2.setNumThreads(1)
     img = cv2.imread(rec["path"], cv2.IMREAD_COLOR)
     if img is None:
@@ -137,7 +141,7 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, in
     for d in sorted(found, key=lambda d: -d.score):
         dropped = d.cls == NOT_A_DIE
         face = int(np.argmax(d.probs[:6])) + 1
-        what = bench.match_in_boxes(d.x, d.y, face, rec["boxes"], set(hit) if dropped else hit)
+        what = bench.match_in_boxes(d.x, d.y, face, boxes, set(hit) if dropped else hit)
         if what == "ignored":
             continue
         best = float(max(d.probs[:6])) if d.face is not None else 0.0

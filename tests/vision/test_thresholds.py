@@ -93,3 +93,28 @@ def test_real_photos_are_read_by_their_fold_models_only(tmp_path, capsys, monkey
     assert int(real["webcam"].split(", ")[1].split()[0]) > 0  # its photos gave detections
     assert real["fisheye"].startswith("left out") and real["rune55"].startswith("left out")
     assert "real photos by their fold models" in d["method"]
+
+
+def test_top_face_boxes_grow_to_the_whole_die() -> None:
+    """A webcam box hugs the pips (a one's box is its pip): grown, it is a square of DIE_BOX top-face
+    sides about the same centre, so a right read on the die's body matches it; a box of unknown face
+    stays as it is."""
+    pip = [100.0, 100.0, 110.0, 110.0, 1]  # a one's pip, 10 px
+    unknown = [0.0, 0.0, 30.0, 20.0, None]
+    grown, same = bench.die_boxes([pip, unknown])
+    side = 10.0 * bench.PIP_BOX[1] * bench.DIE_BOX
+    assert np.allclose(grown[:4], [105 - side / 2, 105 - side / 2, 105 + side / 2, 105 + side / 2])
+    assert grown[4] == 1 and same == unknown
+    body = (105.0, 105.0 + 0.4 * 10.0 * bench.PIP_BOX[1])  # 0.4 of a top face below the pip
+    assert bench.match_in_boxes(*body, 1, [pip], set()) == "unlabelled"
+    assert bench.match_in_boxes(*body, 1, [grown], set()) == "right"
+    assert bench.match_in_boxes(*body, 2, [grown], set()) == "wrong_face"
+
+
+def test_only_webcam_boxes_are_marked_top_only() -> None:
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    for src in ("rune55", "webcam", "fisheye"):
+        recs = [r for r in bench.photo_records(data, src) if "boxes" in r]
+        assert recs and all(bool(r.get("top_only")) == (src == "webcam") for r in recs)

@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.bench import PIP_BOX
 from vision.detector import DIE_MAX, DIE_MIN, STRIDE
 
 SOURCES = ("rune55", "webcam", "fisheye", "crops")
@@ -28,10 +29,6 @@ BIG_SHARE = 0.2  # views in which the dice are larger than the net's range (a co
 #: dice outside the net's size range are no positives; near its edges they are not taught either way
 POS_RANGE = (DIE_MIN * 0.8, DIE_MAX * 1.15)
 IGNORE_RANGE = (DIE_MIN * 0.5, DIE_MAX * 1.7)
-#: top-face side / box side of a webcam box, by face: its boxes hug the pips rather than the face (a
-#: one's box is often its pip alone), so the box of a face with few pips is the smaller. Measured as
-#: the median ratio of the render-trained detector's size (it never saw a real photo) to the box.
-PIP_BOX = {1: 2.26, 2: 1.55, 3: 1.34, 4: 1.24, 5: 1.05, 6: 1.11}
 
 
 @dataclass
