@@ -21,14 +21,16 @@ def describe(cal: Calibration) -> str:
     return f"floor {len(cal.floor)} corners, {keep}, {die}"
 
 
-def draw(frame: np.ndarray, cal: Calibration, text: str | None = None) -> np.ndarray:
-    """A BGR copy of `frame` (scaled to the profile's size when it differs) with the profile drawn on it."""
+def draw(frame: np.ndarray, cal: Calibration, text: str | None = None, thickness: int | None = None) -> np.ndarray:
+    """A BGR copy of `frame` (scaled to the profile's size when it differs) with the profile drawn on it
+    in lines `thickness` pixels wide (default: a 320th of the width, at least 2) and `text` (default:
+    `describe(cal)`; "" for none) in a bar at the top."""
     img = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     w, h = cal.image_size
     if img.shape[1] != w or img.shape[0] != h:
         img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
     out = img.copy()
-    th = max(2, round(w / 320))
+    th = thickness or max(2, round(w / 320))
     floor = np.round(np.asarray(cal.floor)).astype(np.int32)
     shade = out.copy()
     cv2.fillPoly(shade, [floor], FLOOR_BGR)
@@ -42,6 +44,8 @@ def draw(frame: np.ndarray, cal: Calibration, text: str | None = None) -> np.nda
         r = cal.die_px / 2
         cv2.rectangle(out, (round(cx - r), round(cy - r)), (round(cx + r), round(cy + r)), DIE_BGR, th, cv2.LINE_AA)
     label = text if text is not None else describe(cal)
+    if not label:  # "": no line of text (calibrate-live puts its words under the picture)
+        return out
     scale = max(0.4, w / 1400)
     (tw, tht), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
     cv2.rectangle(out, (0, 0), (min(w - 1, tw + 12), tht + base + 10), (0, 0, 0), -1)

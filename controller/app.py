@@ -1260,7 +1260,7 @@ def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None, cal
     lang = lang or cfg.display.language
     g = cfg.game
     try:
-        screen = _config_screen(cfg, clock, lang)
+        screen = config_screen(cfg, clock, lang)
         game, gid = open_game(store, g.rules, list(g.players) or None, g.forced_order, g.banking, new=new)  # (once the devices are there)
     except BaseException:
         panel.close()
@@ -1323,22 +1323,13 @@ def _retry_open(open_camera: Callable[[], FrameSource], screen: Screen, clock: A
             clock.sleep(3.0)
 
 
-def _config_screen(cfg: Any, clock: Clock, lang: str | None = None) -> "SinkScreen":
-    from hardware import display
+def config_screen(cfg: Any, clock: Clock | None = None, lang: str | None = None) -> "SinkScreen":
+    """The screen the config's ``display`` section names (``config.open_display``). Raises DisplayError."""
+    from controller.config import open_display
 
     d = cfg.display
-    if d.sink == "terminal":
-        sink: Any = display.TerminalSink(clear=True)
-    elif d.sink == "png":
-        sink = display.PngSink(Path(d.file).parent, prefix=Path(d.file).stem)
-    elif d.sink == "window":
-        sink = display.WindowSink()
-    else:
-        sink = display.FramebufferSink(d.device)
-    size = d.size or getattr(sink, "size", None) or (800, 480)
-    if d.rotation in (90, 270):
-        size = (size[1], size[0])
-    return SinkScreen([sink], tuple(size), lang or d.language, clock=clock, idle_s=d.blank_after_s, text=d.sink == "terminal", rotation=d.rotation)
+    sink, size = open_display(cfg)
+    return SinkScreen([sink], size, lang or d.language, clock=clock, idle_s=d.blank_after_s, text=d.sink == "terminal", rotation=d.rotation)
 
 
 # ---------------------------------------------------------------------- screens
@@ -1378,17 +1369,34 @@ class SinkScreen:
         self._draw()
 
     def _draw(self, activity: bool = True) -> None:
-        import numpy as np
-
         from controller.screen import scoreboard
 
         view = self.view
         assert view is not None
         frame = scoreboard.render(view, self.size, self.lang, self.page)
+        text = scoreboard.render_text(view, self.lang) if self.text else None
+        self._send(frame, text, activity)
+
+    def show_message(self, text: str) -> None:
+        """Words in large letters on a plain screen (``controller.screen.message``), not the scoreboard."""
+        from controller.screen.message import render_message
+
+        self.view = None
+        self._send(render_message(text, self.size), text)
+
+    def show_picture(self, picture: Any, text: str) -> None:
+        """An RGB picture fitted to the screen with ``text`` in a band under it."""
+        from controller.screen.message import render_picture
+
+        self.view = None
+        self._send(render_picture(picture, text, self.size), text)
+
+    def _send(self, frame: Any, text: str | None, activity: bool = True) -> None:
+        import numpy as np
+
         if self.rotation:
             frame = np.ascontiguousarray(np.rot90(frame, k=self.rotation // 90))
-        text = scoreboard.render_text(view, self.lang) if self.text else None
-        self.display.show(frame, text, self._now(), activity)
+        self.display.show(frame, text if self.text else None, self._now(), activity)
         self.shown += 1
 
     def press(self, now: float) -> bool:

@@ -448,3 +448,22 @@ def open_camera(cfg: Config, clock: Any = None) -> Any:
     source = camera.SimulatedSource(table, clock or camera.ManualClock())
     source.throw()
     return source
+
+
+def open_display(cfg: Config) -> tuple[Any, tuple[int, int]]:
+    """The display sink the config's ``display`` section names (device code imported lazily) and
+    the size screens are drawn at: ``display.size``, else the device's own, else 800x480; a
+    rotation of 90 or 270 swaps it (the drawing is turned before it is shown). Raises DisplayError."""
+    from hardware import display
+
+    d = cfg.display
+    if d.sink == "terminal":
+        sink: Any = display.TerminalSink(clear=True)
+    elif d.sink == "png":
+        sink = display.PngSink(Path(d.file).parent, prefix=Path(d.file).stem)
+    elif d.sink == "window":
+        sink = display.WindowSink()
+    else:
+        sink = display.FramebufferSink(d.device)
+    w, h = d.size or getattr(sink, "size", None) or (800, 480)
+    return sink, ((h, w) if d.rotation in (90, 270) else (w, h))

@@ -458,14 +458,16 @@ def _preview_floor(source: Any, empty: Any, show: Callable[[str], Any], show_fra
         try:
             floor = tray.find_floor(empty)
         except tray.TrayError as e:
-            show_frame(empty, f"No tray floor found ({e}). Press THROW to try again, hold it to use the whole frame")
+            show_frame(empty, f"No tray floor found ({e}).\nPress THROW to try again, hold it to use the whole frame")
             if wait_choice() == "hold":
                 return empty, "whole"
             empty = grab(source, frames)
             continue
         keep = tray.find_keep_zone(empty, floor)
-        show_frame(draw(empty, Calibration((w, h), floor, keep)),
-                   "Tray floor found (green). Press THROW to accept it, hold it to use the whole frame")
+        # lines a 130th of the frame wide: about 3 px once the picture is fitted to the screen
+        show_frame(draw(empty, Calibration((w, h), floor, keep), "", max(2, round(w / 130))),
+                   f"Tray floor found (green){', keep zone (yellow)' if keep else ''}.\n"
+                   "Press THROW to accept it, hold it to use the whole frame")
         return empty, ("whole" if wait_choice() == "hold" else None)
     show("Calibration failed: no tray floor found; the old calibration is kept. Try again.")
     raise CalibrationFailed(f"no tray floor found in {tries} empty frames (try calibrate --floor or --whole-frame)")

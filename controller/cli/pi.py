@@ -31,13 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "calibrate-live",
         help="calibrate from the live camera, guided: empty tray, press; dice flat, press",
         description="Guided calibration from the configured camera. Stop the service first "
-        "(sudo systemctl stop yatzycam). The profile replaces the old one only when the "
-        "reference throw reads back as N dice.",
+        "(sudo systemctl stop yatzycam). Each step and the tray floor found are shown on the "
+        "configured display and said on this terminal. The profile replaces the old one only when "
+        "the reference throw reads back as N dice.",
     )
     c.add_argument("--config", metavar="FILE", help="the config file (default: /etc/yatzycam/config.toml if it exists)")
     c.add_argument("--dice", type=whole(1, 12, "a number of dice"), metavar="N", help="dice in the reference throw (default: the rule set's)")
     c.add_argument("--out", metavar="CAL.json", help="where the profile goes (default: paths.calibration)")
     c.add_argument("--keyboard", action="store_true", help="press Enter instead of the throw button")
+    c.add_argument("--no-screen", action="store_true", help="the steps on this terminal only, not on the configured display")
     c.set_defaults(func=cmd_calibrate_live)
 
 
@@ -89,15 +91,47 @@ def cmd_calibrate_live(args: argparse.Namespace) -> int:
         return _calibrate_live(args, cfg, n_dice)
 
 
+def _open_screen(cfg: Any) -> Any:
+    """The display the config names, as ``play`` opens it (``app.config_screen``), or None: with the
+    terminal sink (the steps are printed anyway) and when it cannot be opened (said in one line on stderr)."""
+    import sys
+
+    from controller.app import config_screen
+    from hardware.display import DisplayError
+
+    if cfg.display.sink == "terminal":
+        return None
+    try:
+        return config_screen(cfg)
+    except DisplayError as e:
+        print(f"yatzycam calibrate-live: the screen is not used ({e}); the steps are on this terminal", file=sys.stderr, flush=True)
+        return None
+
+
 def _calibrate_live(args: argparse.Namespace, cfg: Any, n_dice: int) -> int:
     import sys
     from pathlib import Path
 
     from controller import config as C
     from controller.doctor import CalibrationFailed, calibrate_live
+    from hardware.display import DisplayError
+
+    screen: Any = None  # opened once the button is there (below)
+
+    def on_screen(draw: Any) -> None:
+        nonlocal screen
+        if screen is None:
+            return
+        try:
+            draw(screen)
+        except DisplayError as e:  # the panel went away mid-way: the terminal goes on alone
+            print(f"yatzycam calibrate-live: the screen is no longer used ({e})", file=sys.stderr, flush=True)
+            broken, screen = screen, None
+            broken.close()
 
     def show(text: str) -> None:
         print(text, flush=True)
+        on_screen(lambda s: s.show_message(text))
 
     button = None
     if args.keyboard:
@@ -125,6 +159,7 @@ def _calibrate_live(args: argparse.Namespace, cfg: Any, n_dice: int) -> int:
         pic = cfg.paths.images / "calibration-floor.png"
         cv2.imwrite(str(pic), frame)
         print(f"{text} (picture: {pic})", flush=True)
+        on_screen(lambda s: s.show_picture(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB), text))
 
     if args.keyboard:
 
@@ -145,13 +180,18 @@ def _calibrate_live(args: argparse.Namespace, cfg: Any, n_dice: int) -> int:
             button.wait_for_release()
             return "hold" if time.monotonic() - t0 >= HOLD_S else "press"
 
-    source = C.open_camera(cfg)
     try:
-        out = calibrate_live(source, wait_press, show, Path(args.out) if args.out else cfg.paths.calibration, n_dice,
-                             cfg.paths.images, show_frame=show_frame, wait_choice=wait_choice)
+        screen = None if args.no_screen else _open_screen(cfg)
+        source = C.open_camera(cfg)
+        try:
+            out = calibrate_live(source, wait_press, show, Path(args.out) if args.out else cfg.paths.calibration, n_dice,
+                                 cfg.paths.images, show_frame=show_frame, wait_choice=wait_choice)
+        finally:
+            source.close()
     finally:
-        source.close()
         if button is not None:
             button.close()
+        if screen is not None:
+            screen.close()
     print(f"wrote {out}")
     return 0

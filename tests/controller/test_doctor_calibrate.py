@@ -9,7 +9,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from PIL import Image
 
+from calibration.draw import FLOOR_BGR
 from controller.doctor import CalibrationFailed, calibrate_live, grab
 from hardware.camera import FolderSource
 from vision import synthetic
@@ -218,3 +220,130 @@ def test_no_floor_found_is_said_in_words_and_a_hold_takes_the_whole_frame(tmp_pa
                    show_frame=lambda img, text: shown.append(text), wait_choice=lambda: "hold")
     assert shown and shown[0].startswith("No tray floor found (no clear tray floor")
     assert np.allclose(load(out).floor, tray.whole_frame((640, 480)), atol=0.01)
+
+
+# ------------------------------------------------------------------ on the configured display
+
+FLOOR_INSTRUCTION = "Press THROW to accept it, hold it to use the whole frame"
+PANEL = (800, 480)  # the png sink has no size of its own: screens are drawn at 800x480
+
+
+def screen_config(tmp_path: Path, folder: Path, display: str) -> Path:
+    cfg = cli_config(tmp_path, folder)
+    cfg.write_text(cfg.read_text() + f"[display]\n{display}\n")
+    return cfg
+
+
+def png_display(tmp_path: Path) -> str:
+    return f'sink = "png"\nfile = "{tmp_path / "screens" / "screen.png"}"'
+
+
+def screens(tmp_path: Path) -> list[np.ndarray]:
+    return [np.asarray(Image.open(p).convert("RGB")) for p in sorted((tmp_path / "screens").glob("screen-*.png"))]
+
+
+def outline_px(rgb: np.ndarray) -> int:
+    """Pixels of calibration.draw's floor outline colour (green; the rendered trays have none)."""
+    r, g, b = (int(v) for v in FLOOR_BGR[::-1])
+    a = rgb.astype(int)
+    return int(((abs(a[..., 0] - r) < 40) & (abs(a[..., 1] - g) < 40) & (abs(a[..., 2] - b) < 40)).sum())
+
+
+def test_cli_shows_each_step_and_the_found_floor_on_the_display(tmp_path, frames, monkeypatch, capsys):
+    """display.sink = "png": every step in large letters, the floor found drawn on the empty frame with
+    the instruction under it; calibration-floor.png is written too."""
+    import io
+
+    from controller.cli.main import main
+    from controller.screen.message import render_message, render_picture
+
+    cfg = screen_config(tmp_path, camera_folder(tmp_path, frames), png_display(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n"))  # empty tray, the floor accepted; no third press
+    code = main(["calibrate-live", "--config", str(cfg), "--keyboard"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "no more input on stdin" in err and "screen" not in err
+    shown = screens(tmp_path)
+    assert [s.shape for s in shown] == [(PANEL[1], PANEL[0], 3)] * 3
+    step1, floor, step2 = shown
+    assert np.array_equal(step1, render_message("Calibration 1/2: empty the tray, then press the button", PANEL))
+    assert np.array_equal(step2, render_message("Calibration 2/2: put 5 dice flat on the tray, apart, then press the button", PANEL))
+    # the floor's outline in the picture, none on the text screens nor on the undrawn frame
+    assert outline_px(floor) > 200 and outline_px(step1) == outline_px(step2) == 0
+    assert outline_px(render_picture(cv2.cvtColor(frames[0], cv2.COLOR_BGR2RGB), "x", PANEL)) == 0
+    # the picture is the drawing written to calibration-floor.png, with the words said on the terminal under it
+    drawn = cv2.imread(str(tmp_path / "throws" / "calibration-floor.png"))
+    assert drawn is not None and not np.array_equal(drawn, frames[0])
+    assert f"Tray floor found (green).\n{FLOOR_INSTRUCTION}" in out
+    assert np.array_equal(floor, render_picture(cv2.cvtColor(drawn, cv2.COLOR_BGR2RGB), f"Tray floor found (green).\n{FLOOR_INSTRUCTION}", PANEL))
+
+
+def test_cli_says_on_the_display_that_no_floor_was_found(tmp_path, frames, monkeypatch, capsys):
+    import io
+
+    from controller.cli.main import main
+    from controller.screen.message import render_picture
+    from vision import tray
+
+    reason = "no clear tray floor in the empty frame (found 3% of the frame)"
+
+    def nothing(img, *a, **k):
+        raise tray.TrayError(reason)
+
+    monkeypatch.setattr(tray, "find_floor", nothing)
+    cfg = screen_config(tmp_path, camera_folder(tmp_path, frames), png_display(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO("\nh\n"))  # empty tray; no floor: hold (the whole frame); no third press
+    code = main(["calibrate-live", "--config", str(cfg), "--keyboard"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "no more input on stdin" in err
+    said = f"No tray floor found ({reason}).\nPress THROW to try again, hold it to use the whole frame"
+    assert said in out
+    shown = screens(tmp_path)
+    assert len(shown) == 3 and outline_px(shown[1]) == 0  # nothing drawn: the empty frame as the camera sees it
+    empty_rgb = cv2.cvtColor(frames[0], cv2.COLOR_BGR2RGB)
+    assert np.array_equal(shown[1], render_picture(empty_rgb, said, PANEL))
+    assert not np.array_equal(shown[1], render_picture(empty_rgb, f"Tray floor found (green).\n{FLOOR_INSTRUCTION}", PANEL))
+
+
+def test_cli_without_a_framebuffer_goes_on_on_the_terminal(tmp_path, monkeypatch, capsys):
+    """display.sink = "framebuffer" on a device that is not there: one line on stderr, no traceback,
+    and the calibration runs to its end (the calibration part's own verdict on these frames)."""
+    import io
+
+    from calibration import CalibrationError, calibrate
+    from controller.cli.main import main
+    from vision.reader import read
+
+    scene = synthetic.reference_scene(np.random.default_rng(3), 5, size=(640, 480))
+    empty, ref = synthetic.render_empty(scene), synthetic.render(scene)
+    try:
+        r = read(ref, calibrate(empty, ref, 5), 5)
+        ok = r.verdict == "ok" and len(r.values) == 5
+    except CalibrationError:
+        ok = False
+    cfg = screen_config(tmp_path, camera_folder(tmp_path, (empty, ref)), f'sink = "framebuffer"\ndevice = "{tmp_path / "fb97"}"')
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n\n"))
+    code = main(["calibrate-live", "--config", str(cfg), "--keyboard"])
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert lines[0] == ("yatzycam calibrate-live: the screen is not used (no framebuffer fb97: /sys/class/graphics/fb97 "
+                        "does not exist (is the panel's driver loaded?)); the steps are on this terminal")
+    assert "Traceback" not in err and sum("screen" in line for line in lines) == 1
+    assert "Calibration 2/2: put 5 dice" in out and "Tray floor found (green)" in out
+    if ok:
+        assert code == 0 and len(lines) == 1 and "Calibrated: 5 dice read on the tray" in out
+        assert (tmp_path / "cal.json").exists()
+    else:
+        assert code == 2 and "Calibration failed: " in out and len(lines) == 2
+
+
+def test_cli_no_screen_leaves_the_display_alone(tmp_path, frames, monkeypatch, capsys):
+    import io
+
+    from controller.cli.main import main
+
+    cfg = screen_config(tmp_path, camera_folder(tmp_path, frames), png_display(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n"))
+    assert main(["calibrate-live", "--config", str(cfg), "--keyboard", "--no-screen"]) == 2
+    out, err = capsys.readouterr()
+    assert "Tray floor found (green)" in out and "screen" not in err
+    assert screens(tmp_path) == []
