@@ -28,11 +28,17 @@ hexagonal trays, in two steps:
 2. Refinement (at up to 640 px wide, run twice, the second time from the first
    one's outline): every 2 px along the rough outline a
    profile is taken along its outward normal (about 12% of the floor's size in,
-   10% out), the colour step strength along it is smoothed along the outline, and
-   the point moves to the first step that stands out from the felt's own noise
+   10% out), the colour step vectors along it are averaged along the outline (a
+   foot's step keeps its direction from one normal to the next, the felt's grain
+   does not), and the point moves to the first step that stands out from the
+   felt's own steps near it (on the profiles' inner part, over about a side's
+   length; a bar no higher than the whole outline's and no lower than half of it)
    and reaches 30% of the profile's strongest step (beyond the foot come the
-   wall's top and the rim's outer edge). Brightness steps are taken across 2 px;
-   chroma steps between the means over half a JPEG chroma block (8 px of the
+   wall's top and the rim's outer edge). The second pass holds a point at a
+   peak within 3 px of where the first put it (over half the bar) rather than
+   let it climb to a stronger step further out (the wall's top). Brightness
+   steps are taken across 2 px; chroma steps between the means over half a
+   JPEG chroma block (8 px of the
    frame) either side: JPEG smears a wall's chroma over its 16 px blocks, and on
    a dark felt, where log-chroma is touchy, that ghost a block inside the foot
    made a step of its own (the floor stopped ~0.4 die short). The 30% is still
@@ -132,8 +138,8 @@ def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -
     if rays is None:
         return flood
     out = rays
-    for _ in range(PASSES):
-        out = _refine(empty_bgr, out)
+    for i in range(PASSES):
+        out = _refine(empty_bgr, out, hold=i > 0)
     out = _clip(out, (w, h))
     best = _arbitrate(empty_bgr, flood, out, work_width)
     if flood == whole_frame((w, h)) and best is not flood and np.count_nonzero(mask(best, (w, h))) >= np.count_nonzero(mask(flood, (w, h))):
@@ -217,7 +223,7 @@ def _flood_floor(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly:
         # a tray cut by the frame: refined where it meets a wall, cut at the frame's edges
         out = _refine(empty_bgr, rough)
         for _ in range(PASSES - 1):
-            out = _refine(empty_bgr, out)
+            out = _refine(empty_bgr, out, hold=True)
         return _clip(out, (w, h))
     out = _refine(empty_bgr, rough)
     if out is rough and higher is not None and _shade_ring(empty_bgr, rough, higher, work_width):
@@ -226,7 +232,7 @@ def _flood_floor(empty_bgr: np.ndarray, work_width: int, grow_px: int) -> Poly:
         # one flooded over. Its outline unrefined: refined, it climbed the wall (1.4-2 die out on two of six)
         return higher
     for _ in range(PASSES - 1):
-        out = _refine(empty_bgr, out)
+        out = _refine(empty_bgr, out, hold=True)
     return out
 
 
@@ -482,13 +488,18 @@ UP_SHADE = 2.0  # ... and a ring pixel darker than the floor's median by a brigh
 # 11,000,135: the floor stopped 1.5-2 die short of a corner); a rim is >= 0.2 off
 UP_SHADE_LUM = 4.2  # ... on a dark floor only: the floor's median log(bgr + 10) below this (~57 of 255; rendered
 # black felts 3.4-4.0, grey 4.5-5.0: on grey the allowance let a grey rim in shade in, 0.17 -> 0.27 die at 10,000,318)
-TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third
+TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third near it
+NOISE_POOL = 80  # ... (per profile, averaged over this many outline samples either side: a tray's side, about)
+NOISE_G = 0.5  # ... no higher than TK x the 95th percentile over the whole outline, no lower than this share of it
+TANG_VEC = 3.0  # step vectors averaged along the outline (gaussian sigma, samples) before their strength
+HOLD_PX = 3.0  # a later pass: a peak within this many px (of a frame 640 wide) of the outline it starts from
+HOLD = 0.5  # ... over this share of the limit holds the point there, when the first crossing lies further out
 LOGOFF = 10.0  # log(bgr + LOGOFF): dark felts' noise is not blown up
 CW = 3.0  # weight of the two log-chroma channels against log-brightness
 REL = 0.3  # ... and reaches REL of its profile's strongest step (steps across 2 px; at 0.45 fewer tuning renders reached the foot)
 CBOX = 8.0  # chroma steps: between the means over CBOX px of the frame either side (half a JPEG chroma block)
 SMOOTH = 5.0  # outline smoothing for the normals
-TANG = 3.0  # step strength smoothed along the outline
+TANG = 3.0  # the strongest step's strength smoothed along the outline
 MEDW = 15  # median filter of the offsets
 OPEN = 81  # outward stretches narrower than this come back in
 CLOSE = 41  # inward stretches narrower than this go out
@@ -521,7 +532,7 @@ def _csmooth(v: np.ndarray, sigma: float) -> np.ndarray:
     return out
 
 
-def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
+def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640, hold: bool = False) -> Poly:
     """Move each point of the rough outline along its normal to the first sharp colour step (the wall's foot)."""
     feat, s = _colour_steps(bgr, fine_width, 0.7)
     P = np.asarray(rough, np.float64) * s
@@ -539,10 +550,16 @@ def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
     wc = int(round(2 * CBOX * s))
     if wc > d:  # chroma: the step between the means of wc samples either side
         dd[:, :, :2] = _boxstep(prof[:, :, :2], wc)
-    S = np.sqrt((dd ** 2).sum(2))
-    S = _csmooth(S, TANG)
+    # the step vectors (not their strength) averaged along the outline: a foot's step keeps its direction from
+    # one normal to the next and adds up, the floor's grain and noise cancel
+    S = np.sqrt((_csmooth(dd, TANG_VEC) ** 2).sum(2))
     inner = S[:, 2 * d: len(t) // 3]
-    T = max(TK * float(np.percentile(inner, 95)), 0.05)
+    # the floor's own steps near each point (NOISE_POOL normals either side): a grainy or shaded side does not
+    # raise the bar on a quiet one. Never above the whole outline's bar (where the rough outline ran onto the
+    # rim, the profiles' inner part is wall and rim, not floor), nor under NOISE_G of it
+    p95 = np.percentile(inner, 95, axis=1)
+    tg = TK * float(np.percentile(inner, 95))
+    T = np.maximum(np.minimum(TK * _circ_mean(p95, 2 * NOISE_POOL + 1), tg), max(0.05, NOISE_G * tg))
     core = S[:, d:-d]
     lim = np.maximum(T, REL * top)
     above = core > lim[:, None]
@@ -550,6 +567,19 @@ def _refine(bgr: np.ndarray, rough: Poly, fine_width: int = 640) -> Poly:
     # climb from the first crossing to its peak (the first place the strength falls)
     cand = (core[:, 1:] < core[:, :-1]) & (np.arange(core.shape[1] - 1)[None, :] >= k0[:, None])
     k = d + np.where(cand.any(1), cand.argmax(1), core.shape[1] - 1)
+    if hold and HOLD_PX > 0:
+        # a later pass starts on the foot the first found: a peak within HOLD_PX of the outline over HOLD x the
+        # limit holds it there, where the first crossing lies further out (the wall's top)
+        hp = HOLD_PX * feat.shape[1] / 640.0
+        z0 = int(np.searchsorted(t, -hp)) - d
+        z1 = int(np.searchsorted(t, hp)) - d
+        z0, z1 = max(z0, 1), min(z1, core.shape[1] - 1)
+        win = core[:, z0:z1]
+        pk = (win >= core[:, z0 - 1:z1 - 1]) & (win >= core[:, z0 + 1:z1 + 1]) & (win > HOLD * lim[:, None])
+        hk = d + z0 + np.where(pk, win, -1.0).argmax(1)
+        use = pk.any(1) & (hk < k)
+        above = above | use[:, None]
+        k = np.where(use, hk, k)
     rows = np.arange(len(S))
     a_, b_, c_ = S[rows, k - 1], S[rows, k], S[rows, k + 1]
     den = a_ - 2 * b_ + c_
@@ -624,6 +654,13 @@ def _circ_max(v: np.ndarray, k: int) -> np.ndarray:
     n = len(v)
     idx = (np.arange(n)[:, None] + np.arange(-(k // 2), k // 2 + 1)[None, :]) % n
     return v[idx].max(axis=1)
+
+
+def _circ_mean(v: np.ndarray, k: int) -> np.ndarray:
+    n = len(v)
+    k = min(k, n - (1 - n % 2))
+    idx = (np.arange(n)[:, None] + np.arange(-(k // 2), k // 2 + 1)[None, :]) % n
+    return v[idx].mean(axis=1)
 
 
 def _circ_median(v: np.ndarray, k: int) -> np.ndarray:
