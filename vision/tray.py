@@ -67,6 +67,12 @@ hexagonal trays, in two steps:
    edge: the rays ran over a faint foot onto the rim), else the bigger (the smaller stopped in the felt's
    shade). A flood that found no rim (the whole frame) is kept unless the rays' floor, so chosen, is
    smaller.
+4. A check by a learnt floor (`vision.floornet`: a small CNN trained on renders whose true floor is
+   known, `python -m vision.train.floor`): its floor, snapped to the nearest colour step within a few
+   pixels, is seldom far off where 1.-3. can be (a flood over a faint rim, a stop in a wall's shade)
+   but is a few pixels less precise. When the two agree (IoU >= AGREE) the colour finder's floor is
+   kept; else the net's. On a frame where the net is unsure of much of the picture (more than it was
+   on any render it was checked on: a scene unlike its training), the net's floor is not used.
 """
 
 from __future__ import annotations
@@ -94,6 +100,7 @@ def _edges(bgr: np.ndarray) -> np.ndarray:
     return np.sqrt(mag)
 
 
+MIN_FRAC = 0.08  # a floor region under this share of the frame is no floor
 WHOLE_FRAC = 0.9  # a floor region filling more than this share of the frame ...
 MARGIN = 0.01  # the whole frame less this share of its size at each edge
 EDGE_PX = 2  # working pixels from a frame edge that count as touching it
@@ -128,10 +135,87 @@ def _clip(poly: Poly, size: tuple[int, int]) -> Poly:
     return tuple((float(min(max(x, 0.0), w - 1.0)), float(min(max(y, 0.0), h - 1.0))) for x, y in poly)
 
 
+#: the colour finder's floor is kept when it overlaps the floor net's this much (IoU); under it the two
+#: disagree by more than the net's own error on renders, and the net's floor is taken
+AGREE = 0.85
+SNAP_PX = 4.0  # the net's outline moves at most this far (px of a frame 640 wide) to the colour step
+
+
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     """The tray floor polygon (image pixels) from a frame of the empty tray. A floor that runs off the
     frame is cut at its edges; one that lies along the whole border (no rim in view) is the whole
-    frame less a margin (`whole_frame`)."""
+    frame less a margin (`whole_frame`).
+
+    Two finders look: the colour finder below (precise where it is right, far off where a flood ran
+    over a rim or stopped in a shade) and the floor net (vision.floornet: seldom far off, a few pixels
+    less precise, and trained on renders only). When they agree (IoU >= AGREE) the colour finder's floor
+    is taken; else the net's, snapped to the nearest colour step within SNAP_PX, unless the net is
+    unsure of much of the frame (a picture unlike its renders). Without the net's model file, the
+    colour finder alone."""
+    from vision import floornet
+
+    h, w = empty_bgr.shape[:2]
+    err: TrayError | None = None
+    try:
+        found: Poly | None = _colour_floor(empty_bgr, work_width, grow_px)
+    except TrayError as e:
+        found, err = None, e
+    net = _net_floor(empty_bgr) if floornet.available() else None
+    if net is None:
+        if found is None:
+            raise err if err is not None else TrayError("no tray floor found in the empty frame")
+        return found
+    if found is not None and iou(found, net, (w, h)) >= AGREE:
+        return found
+    return net
+
+
+def _net_floor(empty_bgr: np.ndarray) -> Poly | None:
+    """The floor net's floor, snapped to the colour step; the whole frame less the margin when the net's
+    floor fills more than WHOLE_FRAC of it; None when it finds no floor or one under MIN_FRAC, or when
+    the net is unsure of more of the frame than floornet.SURE_MAX."""
+    from vision import floornet
+
+    h, w = empty_bgr.shape[:2]
+    p = floornet.probability(empty_bgr)
+    if floornet.unsure_share(p) > floornet.SURE_MAX:
+        return None  # a frame unlike the renders it learnt from: the colour finder alone
+    r = floornet.floor_region(empty_bgr, p=p)
+    if r is None:
+        return None
+    share = cv2.contourArea(r.astype(np.float32)) / float(w * h)
+    if share > WHOLE_FRAC:
+        return whole_frame((w, h))
+    if share < MIN_FRAC:
+        return None
+    return _clip(_snap(empty_bgr, tuple((float(x), float(y)) for x, y in r)), (w, h))
+
+
+def _snap(bgr: np.ndarray, poly: Poly, fine_width: int = 640) -> Poly:
+    """Each point of an outline moved along its normal to the strongest colour step within SNAP_PX
+    (offsets median-filtered along the outline, as in _refine)."""
+    feat, s = _colour_steps(bgr, fine_width, 0.7)
+    P = np.asarray(poly, np.float64) * s
+    pts, nrm = _outward_normals(P)
+    band = SNAP_PX * fine_width / 640.0
+    d = 4  # samples (2 px) either side of a step
+    t = np.arange(-band - d * 0.5, band + d * 0.5 + 1e-9, 0.5)
+    mx = (pts[:, None, 0] + nrm[:, None, 0] * t[None, :]).astype(np.float32)
+    my = (pts[:, None, 1] + nrm[:, None, 1] * t[None, :]).astype(np.float32)
+    prof = cv2.remap(feat, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    dd = np.zeros_like(prof)
+    dd[:, d:-d] = prof[:, 2 * d:] - prof[:, :-2 * d]
+    strength = _csmooth(np.sqrt((dd ** 2).sum(2)), TANG)[:, d:-d]
+    off = t[d:-d][strength.argmax(1)]
+    med = _circ_median(off, MEDW)
+    off = np.where(np.abs(off - med) > 2.0, med, off)
+    q = (pts + nrm * off[:, None]) / s
+    approx = cv2.approxPolyDP(q.astype(np.float32).reshape(-1, 1, 2), 0.5 / s, True)[:, 0, :]
+    return tuple((float(x), float(y)) for x, y in approx)
+
+
+def _colour_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
+    """The colour finder (this module's docstring): the flood's and the rays' floors, refined, arbitrated."""
     h, w = empty_bgr.shape[:2]
     flood = _flood_floor(empty_bgr, work_width, grow_px)
     rays = _ray_rough(empty_bgr)
@@ -310,7 +394,7 @@ def _ray_rough(bgr: np.ndarray) -> Poly | None:
     rad = np.where(np.abs(rad - m) > 3.0 * k, m, rad)
     pts = (c[None] + d * rad[:, None]) / s
     hull = cv2.convexHull(pts.astype(np.float32).reshape(-1, 1, 2))[:, 0, :]
-    if cv2.contourArea(hull) < 0.08 * w * h:
+    if cv2.contourArea(hull) < MIN_FRAC * w * h:
         return None
     return tuple((float(x), float(y)) for x, y in hull)
 
@@ -459,7 +543,7 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6,
     hull = cv2.convexHull(c)
     frac = cv2.contourArea(hull) / float(sw * sh)
     touches = hull[:, 0, 0].min() <= 1 or hull[:, 0, 1].min() <= 1 or hull[:, 0, 0].max() >= sw - 2 or hull[:, 0, 1].max() >= sh - 2
-    if frac < 0.08:
+    if frac < MIN_FRAC:
         raise TrayError(f"no clear tray floor in the empty frame (found {frac:.0%} of the frame)")
     if frac > WHOLE_FRAC and _border_share(region) >= WHOLE_BORDER:
         return whole_frame((w, h))  # no rim in view: the floor runs off the frame

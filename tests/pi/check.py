@@ -3,7 +3,9 @@
 dice on the frames tests/pi/frames.py wrote as the main environment did: the same dice with equal
 faces, centres within 0.5 px, heat and class confidences within 0.01; and the reader (its runtime
 modules imported here) must give the same readings, but for a die whose score or face probability
-lies within that 0.01 of the reader's threshold (which a difference inside the tolerance may tip).
+lies within that 0.01 of the reader's threshold (which a difference inside the tolerance may tip); and
+on the renders' empty frames the floor net's outline and the floor found must overlap the main
+environment's by IoU 0.99 or more.
 
     PYTHONPATH=. /usr/bin/python3 tests/pi/check.py FRAMES_DIR
 """
@@ -19,10 +21,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from common import detections, reading, thresholds  # tests/pi, this script's folder
+from common import detections, floor, reading, thresholds  # tests/pi, this script's folder
 
 CENTRE_PX = 0.5
 CONF = 0.01
+FLOOR_IOU = 0.99  # the floor net's outline and the floor found, against the main environment's
 LEAST_FRAMES = 20
 
 
@@ -46,6 +49,23 @@ def compare(want: list[dict], got: list[dict]) -> list[str]:
         for k in ("score", "conf"):
             if abs(g[k] - w[k]) > CONF:
                 bad.append(f"{at}: {k} {g[k]:.4f}, main environment {w[k]:.4f}")
+    return bad
+
+
+def compare_floor(want: dict, got: dict, size: tuple[int, int]) -> list[str]:
+    """What differs between the floor net's outlines and the floors found on an empty frame."""
+    from vision import tray
+
+    bad = []
+    for k in ("net", "found"):
+        if (want[k] is None) != (got[k] is None):
+            bad.append(f"floor {k}: {got[k] is not None}, main environment {want[k] is not None}")
+        elif want[k] is not None:
+            v = tray.iou(tuple(map(tuple, want[k])), tuple(map(tuple, got[k])), size)
+            if v < FLOOR_IOU:
+                bad.append(f"floor {k}: IoU {v:.3f} with the main environment's")
+    if abs(want["unsure"] - got["unsure"]) > CONF:
+        bad.append(f"floor net unsure share {got['unsure']:.4f}, main environment {want['unsure']:.4f}")
     return bad
 
 
@@ -104,6 +124,9 @@ def main(argv: list[str]) -> int:
                 edge += 1
             else:
                 bad.append(f"reader: {r}, main environment {want['reading']}")
+        if "floor" in want:
+            bad += compare_floor(want["floor"], floor(cv2.imread(str(folder / f"{name}.empty.png"), cv2.IMREAD_COLOR)),
+                                 img.shape[1::-1])
         dice += len(want["dice"])
         if bad:
             failed += 1
@@ -115,8 +138,10 @@ def main(argv: list[str]) -> int:
         print(f"FAILED: {failed} of {len(frames)} frames differ from the main environment ({MODEL.name})")
         return 1
     tipped = f" ({edge} differing only in a die within {CONF} of a threshold)" if edge else ""
+    floors = sum("floor" in f for f in frames.values())
     print(f"ok: {len(frames)} frames, {dice} dice: the same dice (faces equal, centres within {CENTRE_PX} px, "
-          f"confidences within {CONF}) and the same readings{tipped} as the main environment ({MODEL.name})")
+          f"confidences within {CONF}) and the same readings{tipped} as the main environment ({MODEL.name}); "
+          f"{floors} empty frames: the same floors (IoU >= {FLOOR_IOU})")
     return 0
 
 

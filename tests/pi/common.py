@@ -38,3 +38,13 @@ def thresholds() -> tuple[float, float] | None:
 
     th = reader.model().thresholds
     return float(th.die), float(th.face)
+
+
+def floor(empty) -> dict:
+    """The floor net's outline and unsure share on an empty frame, and the floor vision.tray finds."""
+    from vision import floornet, tray
+
+    p = floornet.probability(empty)
+    r = floornet.floor_region(empty, p=p)
+    return {"net": None if r is None else [[float(x), float(y)] for x, y in r],
+            "unsure": floornet.unsure_share(p), "found": [list(q) for q in tray.find_floor(empty)]}

@@ -4,8 +4,9 @@
 
 Writes OUT_DIR/NAME.png (rendered scenes at 1280x960 and 640x480, and a few photos of tests/data,
 decoded here and saved losslessly so both sides read the same pixels), OUT_DIR/NAME.cal.json (the
-rendered scenes' calibrations) and OUT_DIR/expected.json: per frame, the detector's dice (at the
-calibrated die size for renders, over the pyramid for photos) and the reader's verdict and faces.
+rendered scenes' calibrations, OUT_DIR/NAME.empty.png their empty frames) and OUT_DIR/expected.json:
+per frame, the detector's dice (at the calibrated die size for renders, over the pyramid for photos),
+the reader's verdict and faces, and for renders the floor net's outline and the floor found.
 Step 2, tests/pi/check.py, runs the same under the Pi's Python, OpenCV and numpy and compares.
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from common import detections, reading  # noqa: E402  (tests/pi, this script's folder)
+from common import detections, floor, reading  # noqa: E402  (tests/pi, this script's folder)
 
 N_RENDERS = 20
 PHOTOS = 6
@@ -49,14 +50,15 @@ def main(argv: list[str]) -> int:
         n = (5, 6, 8)[i % 3]
         scene = S.random_scene(rng, n, size, ("clean", "cocked", "off_tray")[i % 3])
         ref = S.reference_scene(rng, n, size, like=scene)
-        img = S.render(scene)
+        img, empty = S.render(scene), S.render_empty(scene)
         try:
-            cal = calibrate(S.render_empty(scene), S.render(ref), n)
+            cal = calibrate(empty, S.render(ref), n)
         except CalibrationError:  # as the bench does: from the empty tray alone
-            cal = calibrate(S.render_empty(scene))
+            cal = calibrate(empty)
         cal = Calibration.from_json(cal.to_json())  # as the Pi side loads it (the file rounds its figures)
         name = f"render{i:02d}"
         cv2.imwrite(str(out / f"{name}.png"), img)
+        cv2.imwrite(str(out / f"{name}.empty.png"), empty)
         (out / f"{name}.cal.json").write_text(json.dumps(cal.to_json()))
         frames.append((name, img, cal, n))
     data = HERE.parent / "data"
@@ -70,6 +72,8 @@ def main(argv: list[str]) -> int:
     expected = {"python": platform.python_version(), "opencv": cv2.__version__, "numpy": np.__version__, "frames": {}}
     for name, img, cal, n in frames:
         expected["frames"][name] = {"dice": detections(det, img, cal), "reading": reading(img, cal, n)}
+        if cal is not None:
+            expected["frames"][name]["floor"] = floor(cv2.imread(str(out / f"{name}.empty.png"), cv2.IMREAD_COLOR))
     (out / "expected.json").write_text(json.dumps(expected, indent=1))
     total = sum(len(f["dice"]) for f in expected["frames"].values())
     print(f"tests/pi/frames.py: {len(frames)} frames, {total} dice detected (OpenCV {cv2.__version__}, "

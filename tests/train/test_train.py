@@ -196,3 +196,31 @@ def test_a_renders_symbol_dice_and_marks_are_taught_as_no_die(tmp_path):
         taught = [it for it in items if it[2] == "distractor"]
         assert len(taught) == sum(1 for o in s.others if o[2] >= 8.0)
         assert all(cls == faces.NOT_A_DIE for _, cls, _, _ in taught) and "distractor" in KINDS
+
+
+def test_a_short_floor_training_exports_a_net_cv2_reads(tmp_path):
+    """The floor net's recipe: a few frames rendered, a few steps, export; cv2's dnn gives what PyTorch
+    gives, and the outline comes back in the frame's pixels."""
+    from vision import floornet
+    from vision.train import floor as FL
+    from vision.train.model import FloorNet
+
+    renders, out = tmp_path / "floors", tmp_path / "floor.onnx"
+    assert FL.main(["--renders", str(renders), "--render", "3", "3", "--steps", "3", "--batch", "2",
+                    "--out", str(out), "--log-every", "1"]) == 0
+    assert len(list(renders.glob("trays-*.mask.png"))) == 3 and len(list(renders.glob("pool-*.mask.png"))) == 3
+    img = cv2.imread(str(next(renders.glob("trays-*[0-9].png"))), cv2.IMREAD_COLOR)
+    big = cv2.resize(img, (640, 480))
+    p = floornet.probability(big, out)
+    assert p.shape == (480, 640)
+    m = FloorNet()
+    m.load_state_dict(torch.load(out.with_suffix(".pt")))
+    m.eval()
+    small = cv2.resize(big, (floornet.IN_W, floornet.IN_H), interpolation=cv2.INTER_AREA)
+    with torch.no_grad():
+        ref = m(torch.from_numpy(small.astype(np.float32).transpose(2, 0, 1)[None] / 255.0)).numpy()[0, 0]
+    net = cv2.dnn.readNetFromONNX(str(out))
+    net.setInput(cv2.dnn.blobFromImage(small, 1.0 / 255.0))
+    assert np.abs(net.forward()[0, 0] - ref).max() < 1e-3
+    info = json.loads(out.with_suffix(".train.json").read_text())
+    assert info["steps"] == 3 and info["images"] == 6

@@ -106,3 +106,44 @@ def export_faces_onnx(model: nn.Module, path: str) -> None:
     torch.onnx.export(model, dummy, path, dynamo=False, opset_version=12, do_constant_folding=True,
                       input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+
+
+class FloorNet(nn.Module):
+    """The floor net (vision.floornet): a BGR frame (0-1) in, the floor's logit per cell of 2 x 2 pixels
+    out. Depthwise-separable blocks down to stride 16, dilated there so that a cell sees the whole
+    frame (a floor is told from a table by what surrounds it), then back up to stride 2 through
+    the encoder's features (U-Net style, added rather than joined)."""
+
+    def __init__(self, width: tuple[int, int, int, int] = (16, 24, 48, 64)):
+        super().__init__()
+        c1, c2, c3, c4 = width
+        self.stem = _cbr(3, c1, 3, 2)  # /2
+        self.s4 = nn.Sequential(SepBlock(c1, c2, 2), SepBlock(c2, c2))  # /4
+        self.s8 = nn.Sequential(SepBlock(c2, c3, 2), SepBlock(c3, c3))  # /8
+        self.s16 = nn.Sequential(SepBlock(c3, c4, 2), SepBlock(c4, c4, dilation=2), SepBlock(c4, c4, dilation=4),
+                                 SepBlock(c4, c4, dilation=8))  # /16
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.lat16, self.m8 = _cbr(c4, c3), SepBlock(c3, c3)
+        self.lat8, self.m4 = _cbr(c3, c2), SepBlock(c2, c2)
+        self.lat4, self.m2 = _cbr(c2, c1), SepBlock(c1, c1)
+        self.head = nn.Conv2d(c1, 1, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f2 = self.stem(x)
+        f4 = self.s4(f2)
+        f8 = self.s8(f4)
+        f16 = self.s16(f8)
+        u8 = self.m8(f8 + self.up(self.lat16(f16)))
+        u4 = self.m4(f4 + self.up(self.lat8(u8)))
+        u2 = self.m2(f2 + self.up(self.lat4(u4)))
+        return self.head(u2)
+
+
+def export_floor_onnx(model: nn.Module, path: str) -> None:
+    """ONNX of the floor net at its fixed input size, for OpenCV 4.6's dnn (see export_onnx)."""
+    from vision.floornet import IN_H, IN_W
+
+    model = model.eval()
+    dummy = torch.zeros(1, 3, IN_H, IN_W)
+    torch.onnx.export(model, dummy, path, dynamo=False, opset_version=12, do_constant_folding=True,
+                      input_names=["bgr"], output_names=["logit"])

@@ -1,0 +1,69 @@
+"""vision.floornet and its part in vision.tray.find_floor: the floor net catches the colour finder's
+gross misses (a flood over the rim onto the table) and keeps its floor where the two agree.
+
+The scenes are of the renderer's train pool and of the calibration's tray kinds, from seeds neither
+the floor net's training nor the calibration bench uses."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import floornet, tray
+from vision import synthetic as S
+from vision.synthetic_trays import random_tray, true_floor
+
+#: (seed, n_dice, size, condition) of train-pool scenes whose colour finder's floor ran onto the table
+FLOODED = [(95000016, 8, (1280, 960), "off_tray"), (95000050, 6, (1280, 960), "missing"),
+           (95000059, 8, (640, 480), "clean")]
+
+
+def _pool_empty(seed: int, n: int, size: tuple[int, int], condition: str):
+    scene = S.random_scene(np.random.default_rng(seed), n, size, condition, pool="train")
+    return S.render_empty(scene), true_floor(scene), size
+
+
+def test_the_committed_floor_net_is_there() -> None:
+    assert floornet.available() and floornet.MODEL.stat().st_size < 1_000_000
+
+
+@pytest.mark.parametrize("case", FLOODED)
+def test_a_floor_the_colour_finder_flooded_is_found_by_the_net(case) -> None:
+    empty, truth, size = _pool_empty(*case)
+    colour = tray._colour_floor(empty)
+    assert tray.iou(colour, truth, size) < 0.5  # the colour finder alone runs onto the table
+    assert tray.iou(tray.find_floor(empty), truth, size) >= 0.9
+
+
+@pytest.mark.parametrize("seed", range(2_000_000, 2_000_006))
+def test_where_the_two_agree_the_colour_finders_floor_is_kept(seed: int) -> None:
+    scene = random_tray(np.random.default_rng(seed))
+    empty = S.render(scene)
+    found = tray.find_floor(empty)
+    assert tray.iou(found, true_floor(scene), scene.size) >= 0.95
+    colour = tray._colour_floor(empty)
+    if tray.iou(colour, tuple(map(tuple, floornet.floor_region(empty))), scene.size) >= tray.AGREE:
+        assert found == colour
+
+
+def test_the_net_marks_the_floor_not_the_table() -> None:
+    empty, truth, size = _pool_empty(*FLOODED[0])
+    p = floornet.probability(empty)
+    assert p.shape == empty.shape[:2] and p.dtype == np.float32
+    inside = tray.mask(truth, size) > 0
+    outside = cv2.dilate(inside.astype(np.uint8), np.ones((61, 61), np.uint8)) == 0
+    assert p[inside].mean() > 0.9 and p[outside].mean() < 0.1
+
+
+def test_without_the_model_file_the_colour_finder_alone(monkeypatch, tmp_path) -> None:
+    empty, truth, size = _pool_empty(*FLOODED[0])
+    monkeypatch.setattr(floornet, "MODEL", tmp_path / "none.onnx")
+    assert not floornet.available()
+    assert tray.find_floor(empty) == tray._colour_floor(empty)
+
+
+def test_a_frame_of_floor_only_is_the_whole_frame() -> None:
+    scene = random_tray(np.random.default_rng(2_000_010), kind="floor")
+    found = tray.find_floor(S.render(scene))
+    assert tray.iou(found, tray.whole_frame(scene.size), scene.size) >= 0.99
