@@ -1,78 +1,44 @@
 """The tray: find its floor in an empty frame; where a point lies (floor, keep zone, off the tray).
 
-`find_floor(empty_bgr)` works on any felt colour and on rectangular, rounded and
-hexagonal trays, in two steps:
+`find_floor(empty_bgr)` works on any felt colour and on rectangular, rounded, round, hexagonal and
+octagonal trays, cut by the frame or not. Trays are convex, so every outline is a convex hull.
 
-1. Rough outline: the floor is the smooth region around the middle of the frame,
-   bounded by the first strong colour/brightness edge (the foot of the wall). The
-   frame is smoothed and shrunk (`work_width`), an edge map of log-chroma and
-   log-brightness is thresholded, the region reached from the centre without
-   crossing an edge is taken (grown a little through soft wall shadows and, on
-   coloured felts, through felt of the same chroma), closed, and its convex hull
-   is the rough outline (trays are convex). When that finds no plausible floor,
-   or a lower threshold finds one a quarter smaller (the flood ran over a faint
-   wall foot, e.g. grey felt against a grey wall, onto the rim), lower
-   thresholds are taken; but when the refinement (2.) finds no wall foot
-   anywhere near the lower threshold's outline, that flood stopped in the
-   felt's shade (grey felt in a grey tray: 2.5-3.6 die short), and when the
-   ring the higher threshold adds is that shade (the felt's chroma, not
-   brighter), the higher threshold's rough outline is the floor, unrefined.
-   Then higher ones, for a flood held back by noise in
-   a dark felt's shadows (1-2 die short): while the floor grows by less than
-   30%, each is taken when the ring it gains is felt (the felt's chroma, not
-   far darker), not a wall or rim. In a wall's shade a black felt's chroma
-   drifts (log-chroma noise, JPEG's chroma blocks, the ambient light's tint),
-   so on a dark floor ring pixels darker than the floor are allowed more
-   chroma difference (by their brightness ratio, up to 2x), and a ring refused
-   does not stop a higher threshold's wider ring from being tried.
-2. Refinement (at up to 640 px wide, run twice, the second time from the first
-   one's outline): every 2 px along the rough outline a
-   profile is taken along its outward normal (about 12% of the floor's size in,
-   10% out), the colour step vectors along it are averaged along the outline (a
-   foot's step keeps its direction from one normal to the next, the felt's grain
-   does not), and the point moves to the first step that stands out from the
-   felt's own steps near it (on the profiles' inner part, over about a side's
-   length; a bar no higher than the whole outline's and no lower than half of it)
-   and reaches 30% of the profile's strongest step (beyond the foot come the
-   wall's top and the rim's outer edge). The second pass holds a point at a
-   peak within 3 px of where the first put it (over half the bar) rather than
-   let it climb to a stronger step further out (the wall's top). Brightness
-   steps are taken across 2 px; chroma steps between the means over half a
-   JPEG chroma block (8 px of the
-   frame) either side: JPEG smears a wall's chroma over its 16 px blocks, and on
-   a dark felt, where log-chroma is touchy, that ghost a block inside the foot
-   made a step of its own (the floor stopped ~0.4 die short). The 30% is still
-   of the 2 px steps' strongest, so a soft chroma edge further out (rim to
-   table) does not grow into the strongest and hide a faint brightness foot.
-   Offsets are median-filtered along the
-   outline, then opened (a stretch of up to ~160 px that jumped out to the wall's
-   top while its neighbours hold the foot comes back in) and closed (a short
-   stretch that stopped early in a dark shadow goes out with its neighbours). The
-   opening also cuts corners, so a point that lay further out before it is given
-   back when it lies inside every long straight side's line (a corner's foot does;
-   a stretch on a wall's top lies outside its own side's line). This is what
-   lands the boundary on the wall's foot when the rough outline stopped short in
-   a wall's shadow or ran up the wall; with no clear steps the rough outline is
-   kept.
-3. A second rough outline from rays (`_ray_rough`, on the frame shrunk to 320 px wide): 360 rays from the
-   frame's centre, on each the first colour step (log-chroma and log-brightness, medians of ~12 px of a
-   640 px frame either side, so a paper's grid or thin lines drop out) that stands out from the floor's own
-   steps on the inner part of that ray and its neighbours; a ray with no such step ends at the frame's
-   edge when its end looks like the floor, else it is filled in from its neighbours; radii far off their
-   neighbours' median are replaced by it, and the ends' convex hull is refined as in 2. A ray does not
-   stop where the flood does (in a wall's shade, where the edge map's texture threshold is crossed by
-   the shade's soft gradient); its step is judged on its own ray. Of the two refined floors, when they
-   differ (IoU under 0.99), the smaller is taken when the colour step across its outline, where it lies
-   6 px or more inside the bigger one, is twice the floor's own step between two bands inside it (a real
-   edge: the rays ran over a faint foot onto the rim), else the bigger (the smaller stopped in the felt's
-   shade). A flood that found no rim (the whole frame) is kept unless the rays' floor, so chosen, is
-   smaller.
-4. A check by a learnt floor (`vision.floornet`: a small CNN trained on renders whose true floor is
-   known, `python -m vision.train.floor`): its floor, snapped to the nearest colour step within a few
-   pixels, is seldom far off where 1.-3. can be (a flood over a faint rim, a stop in a wall's shade)
-   but is a few pixels less precise. When the two agree (IoU >= AGREE) the colour finder's floor is
-   kept; else the net's. On a frame where the net is unsure of much of the picture (more than it was
-   on any render it was checked on: a scene unlike its training), the net's floor is not used.
+1. Rough outlines, on the frame shrunk to `work_width`:
+   - the flood: the region around the frame's centre that no strong edge of an edge map (log-chroma
+     and log-brightness) crosses, grown a little through soft wall shadows, closed, its hull. A
+     cascade of edge thresholds guards against its two failures: a lower threshold is taken when
+     it finds a clearly smaller floor (the flood ran over a faint wall foot onto the rim), unless
+     the ring it loses is the felt in a wall's shade (felt's chroma, not brighter); higher ones are
+     taken while the ring they add is felt (a flood held back by noise in a dark felt's shadows),
+     with more chroma allowed for darker ring pixels on a dark floor (shade shifts a black felt's
+     chroma);
+   - the rays: 360 rays from the centre, each ending at the first colour step that stands out from
+     the floor's own steps on that ray and its neighbours (medians over ~12 px, so a paper's grid or
+     thin lines drop out); stray radii are replaced by their neighbours' median. A ray does not stop
+     in a wall's soft shade the way the flood can.
+2. Refinement (at up to 640 px wide, run twice, the second from the first's outline): every 2 px
+   along an outline a profile is taken along its outward normal; the colour step vectors along it
+   are averaged along the outline (a wall's foot keeps its direction from one normal to the next,
+   the floor's grain does not), and the point moves to the first step that stands out from the
+   floor's own steps near it and reaches 30% of the profile's strongest (beyond the foot come the
+   wall's top and the rim's outer edge). Chroma steps are taken between means over half a JPEG
+   chroma block, so JPEG's smeared chroma makes no step of its own. The offsets are median-filtered,
+   opened (a short stretch that jumped to the wall's top comes back) and closed (a short stretch
+   that stopped in a shadow goes out), corners the opening cut are given back, and the second pass
+   holds a foot the first found rather than climb to the wall's top. With no clear steps the rough
+   outline is kept.
+3. Of the flood's and the rays' refined floors, when they differ, the smaller is taken when a clear
+   colour step (twice the floor's own) runs along its outline where it lies inside the bigger, else
+   the bigger (the smaller stopped in the felt's shade).
+4. A check by a learnt floor (`vision.floornet`, a small CNN trained on renders whose true floor is
+   known): its floor, snapped to the nearest colour step within a few pixels, is seldom far off
+   where 1.-3. can be, but is a few pixels less precise. When the two agree (IoU >= AGREE) the
+   colour finder's floor is kept; else the net's. On a frame where the net is unsure of much of the
+   picture (more than on any render it was checked on) its floor is not used.
+
+A floor region that fills more than WHOLE_FRAC of the frame and lies along nearly all of its
+border (WHOLE_BORDER) means no rim is in view: the floor is the whole frame less a margin (`whole_frame`). A region under
+MIN_FRAC of the frame is refused (TrayError, one line for the user).
 """
 
 from __future__ import annotations
@@ -490,8 +456,8 @@ def _felt_like(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bo
 def _shade_ring(bgr: np.ndarray, inner: Poly, outer: Poly, work_width: int) -> bool:
     """Is the ring between two rough outlines the felt in a wall's shade: its median log-chroma within
     max(UP_CT x the inner floor's chroma spread, 0.06) of the floor's, and its median brightness no higher
-    than the floor's? A rim or wall top in the light is brighter, or another colour (own seed 25,000,367: a
-    copper rim around black felt, 0.28 off and brighter; the grey felts' shade 0.014-0.036 off, darker)."""
+    than the floor's? A rim or wall top in the light is brighter, or another colour (a copper rim around
+    black felt: 0.28 off and brighter; grey felts' shade: 0.014-0.036 off, darker)."""
     st = _ring(bgr, inner, outer, work_width)
     if st is None:
         return False
@@ -558,7 +524,7 @@ def _rough_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6,
     return tuple((float(x), float(y)) for x, y in approx)
 
 
-# refinement (chosen on rendered empty trays from seeds 5,000,000-5,000,399; lengths in outline samples, 2 px apart)
+# refinement (chosen on a tuning set of rendered empty trays; lengths in outline samples, 2 px apart)
 PASSES = 2  # refinement passes (the second starts from the first's outline: better normals, deeper corners)
 LEAK_KS = (1.0, 0.6, 0.4)  # rough outline's edge threshold factors, tried in turn
 LEAK_RATIO = 0.75  # a lower threshold's floor this much smaller: the higher one leaked
@@ -568,10 +534,10 @@ UP_CT = 2.0
 UP_FRAC = 0.8
 UP_DARK = 0.5
 UP_SHADE = 2.0  # ... and a ring pixel darker than the floor's median by a brightness ratio r is allowed min(r, UP_SHADE)
-# x the chroma tolerance: on black felt the shade by a wall is ~0.07 off the lit felt's log-chroma (seeds 5,000,576,
-# 11,000,135: the floor stopped 1.5-2 die short of a corner); a rim is >= 0.2 off
+# x the chroma tolerance: on black felt the shade by a wall is ~0.07 off the lit felt's log-chroma (without the
+# allowance the floor stopped 1.5-2 die short of a corner); a rim is >= 0.2 off
 UP_SHADE_LUM = 4.2  # ... on a dark floor only: the floor's median log(bgr + 10) below this (~57 of 255; rendered
-# black felts 3.4-4.0, grey 4.5-5.0: on grey the allowance let a grey rim in shade in, 0.17 -> 0.27 die at 10,000,318)
+# black felts 3.4-4.0, grey 4.5-5.0: on grey the allowance let a grey rim in shade in)
 TK = 3.0  # a step stands out: above TK x the 95th percentile of the profiles' inner third near it
 NOISE_POOL = 80  # ... (per profile, averaged over this many outline samples either side: a tray's side, about)
 NOISE_G = 0.5  # ... no higher than TK x the 95th percentile over the whole outline, no lower than this share of it
@@ -770,21 +736,21 @@ def _ray_radius(P: np.ndarray, c: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 ZONE_INSET = 4.0  # working pixels between a keep zone's outline and the free region found inside it
-#: edge thresholds tried in turn, as fractions of the first. 0.3 (a cream sheet on a beige table, own seed
-#: 22,001,277: at 0.4 its outline does not close, at 0.25 the table's grain eats into it) found that zone and no
-#: false one on 4,520 own empty trays (seeds 22,000,000, 22,300,000, 23,000,000, 24,000,000 up; 901 zones)
+#: edge thresholds tried in turn, as fractions of the first. 0.3 (a cream sheet on a beige table: at 0.4 its
+#: outline does not close, at 0.25 the table's grain eats into it) found no false zone on 4,520 rendered empty
+#: trays (901 zones)
 ZONE_EDGE_STEPS = (1.0, 0.6, 0.4, 0.3)
 #: when none of those closes: the edge strength averaged along ZONE_LINE px straight segments, thresholds
 #: ZONE_LINE_STEPS of its own first one, necks of the free region narrower than ZONE_LINE_OPEN px cut, regions of
 #: ZONE_LOOSE_FILL or more of their rectangle taken as hypotheses, each kept only when its outline is found all
-#: round (_outline_fit). Chosen on own seeds 27,000,161 and 26,000,483 (a cream or pale sheet on a pale table)
+#: round (_outline_fit). For a cream or pale sheet on a pale table
 ZONE_LINE = 15
 ZONE_LINE_STEPS = (0.4, 0.3, 0.25, 0.2, 0.15)
 ZONE_LINE_OPEN = 5
 ZONE_LOOSE_FILL = 0.7
 ZONE_SEARCH = 12.0  # _outline_fit: a side's peak looked for up to this far (working px) outside the region
-ZONE_PEAK = 3.5  # ... over this x the grain's median edge strength (own seeds: the outlines' peaks 4.2-22 x,
-# the grain's bumps beside them 3.1-3.3 x; at 31,000,254 a rim's edge beyond the zone's own was the strongest)
+ZONE_PEAK = 3.5  # ... over this x the grain's median edge strength (on renders the outlines' peaks 4.2-22 x,
+# the grain's bumps beside them 3.1-3.3 x; a rim's edge beyond the zone's own can be the strongest)
 ZONE_TURN = 4.0  # ... the sides' common angle within this many degrees of the region's rectangle
 ZONE_STAND = 1.5  # ... and ZONE_SUPPORT of the outline's points stand this much over the line strength inside
 ZONE_SUPPORT = 0.9
