@@ -14,7 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from calibration.profile import Calibration, CalibrationError, Poly
+from calibration.profile import Calibration, CalibrationError, FloorNotFound, Poly
 from vision import reader, tray
 
 
@@ -40,7 +40,7 @@ def calibrate(empty_frame: np.ndarray, reference_frame: np.ndarray | None = None
         try:
             floor = tray.find_floor(empty_frame)
         except tray.TrayError as e:
-            raise CalibrationError(f"empty frame: {e}") from None
+            raise FloorNotFound(f"empty frame: {e}") from None
     if keep_zone is None and auto_keep_zone:
         keep_zone = tray.find_keep_zone(empty_frame, floor)
     small = cv2.resize(empty_frame, (320, max(8, round(h * 320 / w))), interpolation=cv2.INTER_AREA)

@@ -30,6 +30,10 @@ class CalibrationError(ValueError):
     user_error = True
 
 
+class FloorNotFound(CalibrationError):
+    """No tray floor found in the empty frame (the floor can still be given by hand)."""
+
+
 @dataclass(frozen=True)
 class Calibration:
     image_size: tuple[int, int]  # (w, h) of the frames it was made from

@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from calibration import Calibration, CalibrationError, calibrate, save
+    from calibration import Calibration, CalibrationError, FloorNotFound, calibrate, save
     from vision.reader import FrameError, load_image
 
     if args.reference and args.dice is None:
@@ -91,8 +91,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         floor = whole_frame((w, h))
     if args.keep_zone and not all(0 <= x <= w and 0 <= y <= h for x, y in args.keep_zone):
         raise CalibrationError(f"--keep-zone: a corner lies outside the {w}x{h} frame")
-    cal = calibrate(empty, ref, args.dice if ref is not None else None,
-                    keep_zone=args.keep_zone, auto_keep_zone=not args.no_keep_zone, floor=floor)
+    try:
+        cal = calibrate(empty, ref, args.dice if ref is not None else None,
+                        keep_zone=args.keep_zone, auto_keep_zone=not args.no_keep_zone, floor=floor)
+    except FloorNotFound as e:
+        raise CalibrationError(f"{e}; give the floor by hand with --floor X0,Y0,X1,Y1,X2,Y2,... "
+                               "or take the whole frame with --whole-frame") from None
     Calibration.from_json(cal.to_json(), f"--out {args.out}")  # what is written reads back (the profile's own checks)
     try:
         save(cal, out)

@@ -137,3 +137,21 @@ def test_rays_outline_and_choice_between_two_floors():
     big = tuple((320 + 230 * np.cos(a), 240 + 230 * np.sin(a)) for a in np.linspace(0, 2 * np.pi, 64, endpoint=False))
     assert tray._arbitrate(img, small, disc, 320) == disc  # the smaller lies in plain felt
     assert tray._arbitrate(img, disc, big, 320) == disc  # the step runs along the disc's outline
+
+
+def test_no_floor_found_says_how_to_give_it_and_keeps_the_old_profile(tmp_path: Path, capsys):
+    """A tray that fills under 8% of the frame (a scene of the vision bench's): the finder refuses it; the
+    one line says how to give the floor by hand, exit 2, and the old profile stays."""
+    from vision import bench as VB
+
+    scene, _ = VB.make_scene(VB.cases(583)[582])
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), S.render_empty(scene))
+    out = tmp_path / "cal.json"
+    out.write_text("old")
+    assert main(["calibrate", "--empty", str(empty), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no clear tray floor" in err[0] and "--floor" in err[0] and "--whole-frame" in err[0]
+    assert out.read_text() == "old"
+    assert main(["calibrate", "--empty", str(empty), "--floor", ",".join(f"{v:.1f}" for p in true_floor(scene) for v in p),
+                 "--out", str(out)]) == 0
