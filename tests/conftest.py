@@ -12,3 +12,14 @@ if not os.environ.get("YATZYCAM_TEST_TRAIN"):
 os.environ["LANG"] = "C.UTF-8"
 for _k in ("LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_k, None)
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _own_data_home(tmp_path_factory, monkeypatch):
+    """Every test gets its own data folder: a command run without --db or a config's [paths] db writes
+    its database there, not in the user's ~/.local/share (and two tests run in parallel do not share
+    one database and its lock)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data-home")))
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
