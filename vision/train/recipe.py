@@ -19,11 +19,13 @@
    `yatzycam bench --models DIR` and `python -m vision.thresholds --models DIR` (fold models stay
    out of the repository). The fold models stop before the main models' further steps (time on two
    cores), so their figures are, if anything, below the committed models'.
+5. the calibration's floor net (vision.train.floor): FLOOR_RENDERS frames of the calibration's tray
+   kinds and as many empty train-pool frames, FLOOR_STEPS steps: floor.onnx beside the detector.
 
 Then `python -m vision.thresholds --data DIR --models DIR` sets the reader's cuts.
 On two cores: rendering about 18 minutes, pretraining about 15, each detector fine-tune 10-25,
 each face bank about 6, the face net about 25 and its second part about 10, each fold's face net
-about 15 and its second part about 10.
+about 15 and its second part about 10; the floor net about 15.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pathlib import Path
 from vision.detector import MODEL
 from vision.reader import faces_path
 from vision.train import faces as FT
+from vision.train import floor as FL
 from vision.train import train as T
 
 CLASSIC = 2400
@@ -53,6 +56,7 @@ FACE_TUNE_STEPS, FOLD_FACE_TUNE_STEPS, FACE_TUNE_LR = 4000, 3000, "1e-3"
 #: the leave-out folds: each real source with whole photos; crops/ (single dice, no photos) is left
 #: out with webcam, so that its face accuracy is also measured by a model that never saw it
 FOLDS = ("rune55", "webcam,crops", "fisheye")
+FLOOR_RENDERS, FLOOR_STEPS = 2500, 3000
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                               "--out", str(out)] + leave)
 
     face_net(faces_path(a.out), FACE_STEPS, FACE_TUNE_STEPS, [])
+    FL.main(["--renders", str(work / "renders-floor"), "--render", str(FLOOR_RENDERS), str(FLOOR_RENDERS),
+             "--steps", str(FLOOR_STEPS), "--threads", "2", "--workers", "2",
+             "--out", str(Path(a.out).with_name("floor.onnx"))] + seed)
     if a.folds:
         for src in FOLDS:
             fold = Path(a.folds) / f"without-{src.split(',')[0]}.onnx"
