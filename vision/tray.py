@@ -37,8 +37,8 @@ octagonal trays, cut by the frame or not. Trays are convex, so every outline is 
    picture (more than on any render it was checked on) its floor is not used.
 
 A floor region that fills more than WHOLE_FRAC of the frame and lies along nearly all of its
-border (WHOLE_BORDER) means no rim is in view: the floor is the whole frame less a margin (`whole_frame`). A region under
-MIN_FRAC of the frame is refused (TrayError, one line for the user).
+border (WHOLE_BORDER) means no rim is in view: the floor is the whole frame less a margin
+(`whole_frame`). A region under MIN_FRAC of the frame is refused (TrayError, one line for the user).
 """
 
 from __future__ import annotations
@@ -110,14 +110,8 @@ SNAP_PX = 4.0  # the net's outline moves at most this far (px of a frame 640 wid
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     """The tray floor polygon (image pixels) from a frame of the empty tray. A floor that runs off the
     frame is cut at its edges; one that lies along the whole border (no rim in view) is the whole
-    frame less a margin (`whole_frame`).
-
-    Two finders look: the colour finder below (precise where it is right, far off where a flood ran
-    over a rim or stopped in a shade) and the floor net (vision.floornet: seldom far off, a few pixels
-    less precise, and trained on renders only). When they agree (IoU >= AGREE) the colour finder's floor
-    is taken; else the net's, snapped to the nearest colour step within SNAP_PX, unless the net is
-    unsure of much of the frame (a picture unlike its renders). Without the net's model file, the
-    colour finder alone."""
+    frame less a margin (`whole_frame`). The colour finder's floor, checked by the floor net's (step 4
+    of this module's docstring); without the net's model file, the colour finder alone."""
     from vision import floornet
 
     h, w = empty_bgr.shape[:2]

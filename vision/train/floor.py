@@ -199,7 +199,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from vision.train.train import need_torch
+
     a = parser().parse_args(argv)
+    if a.steps > 0:
+        need_torch()  # before the rendering: a missing PyTorch is one line, not a traceback after it
     if a.render:
         n_trays, n_pool = a.render
         render_floors(Path(a.renders.split(",")[0]), range(TRAYS_SEED, TRAYS_SEED + n_trays),
