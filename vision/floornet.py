@@ -21,6 +21,8 @@ FLOOR_P = 0.5
 #: SURE_MAX of them (more than on any of the renders it was checked on: it has not seen the like)
 #: is one where its floor is not used (vision.tray.find_floor)
 UNSURE, SURE_MAX = 0.1, 0.08
+#: a probability under this (or over 1 - this) is a cell the net is sure of (sure_against)
+SURE = 0.02
 
 _NETS: dict[str, cv2.dnn.Net] = {}
 
@@ -51,6 +53,13 @@ def probability(bgr: np.ndarray, path: str | Path | None = None) -> np.ndarray:
 def unsure_share(p: np.ndarray) -> float:
     """The share of the frame where the net is unsure (a probability between UNSURE and 1 - UNSURE)."""
     return float(np.count_nonzero((p > UNSURE) & (p < 1.0 - UNSURE))) / float(p.size)
+
+
+def sure_against(floor: np.ndarray, p: np.ndarray) -> float:
+    """How much of a floor mask (bool, the frame's size) the net is sure is wrong: its cells the net is
+    sure are no floor plus the cells outside it the net is sure are floor, as a share of its area."""
+    wrong = np.count_nonzero(floor & (p < SURE)) + np.count_nonzero(~floor & (p > 1.0 - SURE))
+    return float(wrong) / float(max(np.count_nonzero(floor), 1))
 
 
 def floor_region(bgr: np.ndarray, path: str | Path | None = None, p: np.ndarray | None = None) -> np.ndarray | None:

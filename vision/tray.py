@@ -32,9 +32,13 @@ octagonal trays, cut by the frame or not. Trays are convex, so every outline is 
    the bigger (the smaller stopped in the felt's shade).
 4. A check by a learnt floor (`vision.floornet`, a small CNN trained on renders whose true floor is
    known): its floor, snapped to the nearest colour step within a few pixels, is seldom far off
-   where 1.-3. can be, but is a few pixels less precise. When the two agree (IoU >= AGREE) the
-   colour finder's floor is kept; else the net's. On a frame where the net is unsure of much of the
-   picture (more than on any render it was checked on) its floor is not used.
+   where 1.-3. can be, but its outline is a few pixels less precise. So the net is asked only where
+   it is sure: the colour finder's floor is kept unless the cells where the net is sure of the
+   contrary (sure it is no floor inside it, sure it is floor outside it) exceed DISAGREE of its
+   area, or unless the colour finder saw no rim where the net's floor leaves parts of the frame's
+   border out (a big tray whose walls cut the corners); else the net's floor is taken. On a frame
+   where the net is unsure of much of the picture (more than on any render it was checked on) its
+   floor is not used.
 
 A floor region that fills more than WHOLE_FRAC of the frame and lies along nearly all of its
 border (WHOLE_BORDER) means no rim is in view: the floor is the whole frame less a margin
@@ -101,16 +105,16 @@ def _clip(poly: Poly, size: tuple[int, int]) -> Poly:
     return tuple((float(min(max(x, 0.0), w - 1.0)), float(min(max(y, 0.0), h - 1.0))) for x, y in poly)
 
 
-#: the colour finder's floor is kept when it overlaps the floor net's this much (IoU); under it the two
-#: disagree by more than the net's own error on renders, and the net's floor is taken
-AGREE = 0.85
+#: the colour finder's floor is kept unless the frame's cells where the floor net is sure of the
+#: contrary (floornet.sure_against) amount to more than this share of its area
+DISAGREE = 0.03
 SNAP_PX = 4.0  # the net's outline moves at most this far (px of a frame 640 wide) to the colour step
 
 
 def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -> Poly:
     """The tray floor polygon (image pixels) from a frame of the empty tray. A floor that runs off the
     frame is cut at its edges; one that lies along the whole border (no rim in view) is the whole
-    frame less a margin (`whole_frame`). The colour finder's floor, checked by the floor net's (step 4
+    frame less a margin (`whole_frame`). The colour finder's floor, checked by the floor net (step 4
     of this module's docstring); without the net's model file, the colour finder alone."""
     from vision import floornet
 
@@ -120,31 +124,35 @@ def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -
         found: Poly | None = _colour_floor(empty_bgr, work_width, grow_px)
     except TrayError as e:
         found, err = None, e
-    net = _net_floor(empty_bgr) if floornet.available() else None
+    p = floornet.probability(empty_bgr) if floornet.available() else None
+    net = _net_floor(empty_bgr, p) if p is not None else None
     if net is None:
         if found is None:
             raise err if err is not None else TrayError("no tray floor found in the empty frame")
         return found
-    if found is not None and iou(found, net, (w, h)) >= AGREE:
+    rimless = whole_frame((w, h))
+    if found is not None and floornet.sure_against(mask(found, (w, h)) > 0, p) <= DISAGREE \
+            and (found != rimless or net == rimless):
         return found
     return net
 
 
-def _net_floor(empty_bgr: np.ndarray) -> Poly | None:
+def _net_floor(empty_bgr: np.ndarray, p: np.ndarray | None = None) -> Poly | None:
     """The floor net's floor, snapped to the colour step; the whole frame less the margin when the net's
-    floor fills more than WHOLE_FRAC of it; None when it finds no floor or one under MIN_FRAC, or when
-    the net is unsure of more of the frame than floornet.SURE_MAX."""
+    floor fills more than WHOLE_FRAC of it and lies along its border (WHOLE_BORDER); None when it finds
+    no floor or one under MIN_FRAC, or when the net is unsure of more of the frame than
+    floornet.SURE_MAX. `p`: the net's probability map when it is already there."""
     from vision import floornet
 
     h, w = empty_bgr.shape[:2]
-    p = floornet.probability(empty_bgr)
+    p = floornet.probability(empty_bgr) if p is None else p
     if floornet.unsure_share(p) > floornet.SURE_MAX:
         return None  # a frame unlike the renders it learnt from: the colour finder alone
     r = floornet.floor_region(empty_bgr, p=p)
     if r is None:
         return None
     share = cv2.contourArea(r.astype(np.float32)) / float(w * h)
-    if share > WHOLE_FRAC:
+    if share > WHOLE_FRAC and _border_share(p >= floornet.FLOOR_P) >= WHOLE_BORDER:
         return whole_frame((w, h))
     if share < MIN_FRAC:
         return None

@@ -43,7 +43,9 @@ def test_where_the_two_agree_the_colour_finders_floor_is_kept(seed: int) -> None
     found = tray.find_floor(empty)
     assert tray.iou(found, true_floor(scene), scene.size) >= 0.95
     colour = tray._colour_floor(empty)
-    if tray.iou(colour, tuple(map(tuple, floornet.floor_region(empty))), scene.size) >= tray.AGREE:
+    p = floornet.probability(empty)
+    if floornet.sure_against(tray.mask(colour, scene.size) > 0, p) <= tray.DISAGREE \
+            and colour != tray.whole_frame(scene.size):
         assert found == colour
 
 
@@ -67,3 +69,29 @@ def test_a_frame_of_floor_only_is_the_whole_frame() -> None:
     scene = random_tray(np.random.default_rng(2_000_010), kind="floor")
     found = tray.find_floor(S.render(scene))
     assert tray.iou(found, tray.whole_frame(scene.size), scene.size) >= 0.99
+
+
+def test_a_tray_whose_walls_cut_the_corners_is_not_the_whole_frame() -> None:
+    """A tray filling most of the frame, its walls across the frame's corners: the colour finder
+    sees no rim and takes the whole frame; the net's floor leaves the corners out, and it is taken."""
+    scene = random_tray(np.random.default_rng(197))
+    empty = S.render(scene)
+    assert tray._colour_floor(empty) == tray.whole_frame(scene.size)
+    p = floornet.probability(empty)
+    assert tray._border_share(p >= floornet.FLOOR_P) < tray.WHOLE_BORDER
+    found = tray.find_floor(empty)
+    assert found != tray.whole_frame(scene.size)
+    assert tray.iou(found, true_floor(scene), scene.size) >= 0.95
+
+
+def test_sure_against_counts_only_the_cells_the_net_is_sure_of() -> None:
+    p = np.full((100, 100), 0.5, np.float32)  # unsure everywhere
+    floor = np.zeros((100, 100), bool)
+    floor[20:80, 20:80] = True  # 3,600 cells
+    assert floornet.sure_against(floor, p) == 0.0
+    p[20:30, 20:80] = 0.0  # sure that 600 of them are no floor
+    p[0:10, 0:36] = 1.0  # sure that 360 cells outside are floor
+    assert floornet.sure_against(floor, p) == pytest.approx((600 + 360) / 3600)
+    p[:] = 0.5
+    p[20:80, 20:80] = 0.99  # sure of the floor itself: no disagreement
+    assert floornet.sure_against(floor, p) == 0.0
