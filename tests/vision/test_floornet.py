@@ -95,3 +95,16 @@ def test_sure_against_counts_only_the_cells_the_net_is_sure_of() -> None:
     p[:] = 0.5
     p[20:80, 20:80] = 0.99  # sure of the floor itself: no disagreement
     assert floornet.sure_against(floor, p) == 0.0
+
+
+def test_a_wall_taken_for_floor_is_overruled_where_the_net_is_sure() -> None:
+    """The colour finder runs up a wall as dark as the floor: its floor still overlaps the net's by
+    IoU > 0.9, but the net is sure the strip is no floor, and its floor is taken."""
+    scene = random_tray(np.random.default_rng(458))
+    empty, size, truth = S.render(scene), scene.size, true_floor(scene)
+    colour = tray._colour_floor(empty)
+    assert tray.iou(colour, truth, size) < 0.95
+    p = floornet.probability(empty)
+    assert tray.iou(colour, tray._net_floor(empty, p), size) > 0.9
+    assert floornet.sure_against(tray.mask(colour, size) > 0, p) > tray.DISAGREE
+    assert tray.iou(tray.find_floor(empty), truth, size) >= 0.95
