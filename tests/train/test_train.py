@@ -224,3 +224,17 @@ def test_a_short_floor_training_exports_a_net_cv2_reads(tmp_path):
     assert np.abs(net.forward()[0, 0] - ref).max() < 1e-3
     info = json.loads(out.with_suffix(".train.json").read_text())
     assert info["steps"] == 3 and info["images"] == 6
+
+
+def test_the_recipe_trains_only_folds_for_a_detector_that_is_there(tmp_path, capsys):
+    """`--only-folds` leaves the committed models alone: it needs --folds and cuts the face banks with
+    the detector at --out, so that must be there; --fold names a fold of the recipe's."""
+    from vision.train import recipe
+
+    for argv, says in ((["--only-folds"], "--only-folds needs --folds"),
+                       (["--only-folds", "--folds", str(tmp_path), "--out", str(tmp_path / "none.onnx")], "is not there"),
+                       (["--folds", str(tmp_path), "--fold", "crops"], "invalid choice")):
+        with pytest.raises(SystemExit) as e:
+            recipe.main(["--data", str(DATA), "--work", str(tmp_path / "work")] + argv)
+        assert e.value.code == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "work").exists()  # nothing rendered before the arguments were checked

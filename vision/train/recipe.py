@@ -13,7 +13,8 @@
    photos, read where the committed detector finds it, with that detector's false dice; FACE_STEPS
    steps on it; then FACE_TUNE_STEPS more from those weights on a bank that adds the DISTRACT
    scenes (their symbol dice and marks as "not a die"): NAME.faces.onnx beside the detector;
-4. with `--folds DIR`: once per fold of FOLDS left out, the detector's FINETUNE_STEPS fine-tune and
+4. with `--folds DIR` (`--only-folds`: these alone, for the committed models; `--fold SRC`: one of
+   them): once per fold of FOLDS left out, the detector's FINETUNE_STEPS fine-tune and
    FOLD_FACE_STEPS of the face net, then FOLD_FACE_TUNE_STEPS with the DISTRACT scenes,
    DIR/without-SRC.onnx and DIR/without-SRC.faces.onnx, for
    `yatzycam bench --models DIR` and `python -m vision.thresholds --models DIR` (fold models stay
@@ -66,8 +67,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="renders and checkpoints (default: %(default)s)")
     ap.add_argument("--out", metavar="MODEL.onnx", default=str(MODEL))
     ap.add_argument("--folds", metavar="DIR", help="also train the leave-one-source-out fold models into DIR")
+    ap.add_argument("--only-folds", action="store_true",
+                    help="train only the fold models; their face banks are cut with the detector at --out, "
+                         "which must be there (the committed one by default)")
+    ap.add_argument("--fold", action="append", choices=[f.split(",")[0] for f in FOLDS], metavar="SOURCE",
+                    help="with --folds: only this fold (repeatable; default: %s)" % ", ".join(f.split(",")[0] for f in FOLDS))
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
+    if a.only_folds and not a.folds:
+        ap.error("--only-folds needs --folds DIR")
+    if a.only_folds and not Path(a.out).is_file():
+        ap.error(f"--only-folds cuts the face banks with the detector {a.out}, which is not there")
     work = Path(a.work)
     classic, train_pool = work / "renders-classic", work / "renders-train"
     more, cocked = work / "renders-train2", work / "renders-cocked"
@@ -85,11 +95,12 @@ def main(argv: list[str] | None = None) -> int:
         T.main(["--renders", str(classic), "--steps", str(PRETRAIN_STEPS), "--threads", "2", "--out", str(pre)] + seed)
     tune = ["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(pre.with_suffix(".pt")),
             "--steps", str(FINETUNE_STEPS), "--lr", "2e-3", "--threads", "1"] + seed
-    first = work / "finetuned.onnx"
-    T.main(tune + ["--out", str(first)])
-    T.main(["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(first.with_suffix(".pt")),
-            "--steps", str(FURTHER_STEPS), "--lr", "2e-3", "--threads", "2", "--seed", str(a.seed + 1),
-            "--out", a.out])
+    if not a.only_folds:
+        first = work / "finetuned.onnx"
+        T.main(tune + ["--out", str(first)])
+        T.main(["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(first.with_suffix(".pt")),
+                "--steps", str(FURTHER_STEPS), "--lr", "2e-3", "--threads", "2", "--seed", str(a.seed + 1),
+                "--out", a.out])
     renders = [train_pool, classic, more, cocked]
     faces = ["--renders", ",".join(str(p) for p in renders), "--data", a.data,
              "--detector", a.out, "--bank", str(work / "face-bank.npz"), "--threads", "2"] + seed
@@ -103,12 +114,15 @@ def main(argv: list[str] | None = None) -> int:
         FT.main(tune_faces + ["--steps", str(tune_steps), "--init", str(first.with_suffix(".pt")),
                               "--out", str(out)] + leave)
 
-    face_net(faces_path(a.out), FACE_STEPS, FACE_TUNE_STEPS, [])
-    FL.main(["--renders", str(work / "renders-floor"), "--render", str(FLOOR_RENDERS), str(FLOOR_RENDERS),
-             "--steps", str(FLOOR_STEPS), "--threads", "2", "--workers", "2",
-             "--out", str(Path(a.out).with_name("floor.onnx"))] + seed)
+    if not a.only_folds:
+        face_net(faces_path(a.out), FACE_STEPS, FACE_TUNE_STEPS, [])
+        FL.main(["--renders", str(work / "renders-floor"), "--render", str(FLOOR_RENDERS), str(FLOOR_RENDERS),
+                 "--steps", str(FLOOR_STEPS), "--threads", "2", "--workers", "2",
+                 "--out", str(Path(a.out).with_name("floor.onnx"))] + seed)
     if a.folds:
         for src in FOLDS:
+            if a.fold and src.split(",")[0] not in a.fold:
+                continue
             fold = Path(a.folds) / f"without-{src.split(',')[0]}.onnx"
             T.main(tune + ["--leave-out", src, "--out", str(fold)])
             face_net(faces_path(fold), FOLD_FACE_STEPS, FOLD_FACE_TUNE_STEPS, ["--leave-out", src])
