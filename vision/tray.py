@@ -137,15 +137,14 @@ def find_floor(empty_bgr: np.ndarray, work_width: int = 320, grow_px: int = 6) -
     return net
 
 
-def _net_floor(empty_bgr: np.ndarray, p: np.ndarray | None = None) -> Poly | None:
-    """The floor net's floor, snapped to the colour step; the whole frame less the margin when the net's
-    floor fills more than WHOLE_FRAC of it and lies along its border (WHOLE_BORDER); None when it finds
-    no floor or one under MIN_FRAC, or when the net is unsure of more of the frame than
-    floornet.SURE_MAX. `p`: the net's probability map when it is already there."""
+def _net_floor(empty_bgr: np.ndarray, p: np.ndarray) -> Poly | None:
+    """The floor net's floor from its probability map `p`, snapped to the colour step; the whole frame
+    less the margin when the net's floor fills more than WHOLE_FRAC of it and lies along its border
+    (WHOLE_BORDER); None when it finds no floor or one under MIN_FRAC, or when the net is unsure of
+    more of the frame than floornet.SURE_MAX."""
     from vision import floornet
 
     h, w = empty_bgr.shape[:2]
-    p = floornet.probability(empty_bgr) if p is None else p
     if floornet.unsure_share(p) > floornet.SURE_MAX:
         return None  # a frame unlike the renders it learnt from: the colour finder alone
     r = floornet.floor_region(empty_bgr, p=p)
