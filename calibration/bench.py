@@ -29,15 +29,42 @@ SCENES_N, SCENES_QUICK_N = 400, 6
 REAL = Path(__file__).resolve().parent.parent / "tests" / "data" / "floors"
 
 
-def _score(img: np.ndarray, truth) -> float | None:
+WORST_N = 24  # renders on the worst-renders picture
+
+
+def _found(img: np.ndarray, truth) -> tuple[float | None, tuple | None]:
+    """(IoU of the floor found against `truth`, the floor found); (None, None) when none is found."""
     from vision import tray
 
     h, w = img.shape[:2]
     try:
         found = tray.find_floor(img)
     except tray.TrayError:
-        return None
-    return tray.iou(found, tuple(map(tuple, truth)), (w, h))
+        return None, None
+    return tray.iou(found, tuple(map(tuple, truth)), (w, h)), found
+
+
+def _score(img: np.ndarray, truth) -> float | None:
+    return _found(img, truth)[0]
+
+
+def _tile(img: np.ndarray, truth, found, iou: float | None, name: str) -> np.ndarray:
+    """One frame for a picture: the true floor in white, the floor found in green, the IoU."""
+    from vision import sheet
+
+    out = img.copy()
+    th = max(2, round(img.shape[1] / 200))
+    cv2.polylines(out, [np.round(np.asarray(truth)).astype(np.int32)], True, (255, 255, 255), th, cv2.LINE_AA)
+    if found is not None:
+        cv2.polylines(out, [np.round(np.asarray(found)).astype(np.int32)], True, (60, 220, 60), th, cv2.LINE_AA)
+    return sheet.tile(out, f"{name}: IoU {iou:.3f}" if iou is not None else f"{name}: no floor found", 320)
+
+
+def _picture(path: Path, tiles: list[tuple[float, np.ndarray]]) -> str:
+    """The tiles, worst IoU first, on one PNG; its path."""
+    from vision import sheet
+
+    return str(sheet.write(path, [t for _, t in sorted(tiles, key=lambda x: x[0])], cols=4))
 
 
 def _summary(ious: list[float | None], iou_target: float) -> dict[str, Any]:
@@ -50,33 +77,45 @@ def _summary(ious: list[float | None], iou_target: float) -> dict[str, Any]:
             "iou_min": round(float(min(found)), 4) if found else None}
 
 
-def renders(n: int, seed: int = REPORT_SEED) -> dict[str, Any]:
+def renders(n: int, seed: int = REPORT_SEED, pictures: Path | None = None) -> dict[str, Any]:
     from vision import synthetic as S
     from vision.synthetic_trays import random_tray, true_floor
 
-    ious, by_kind = [], {}
+    ious, by_kind, worst = [], {}, []
     for i in range(n):
         sc = random_tray(np.random.default_rng(seed + i))
-        v = _score(S.render(sc), true_floor(sc))
+        img, truth = S.render(sc), true_floor(sc)
+        v, found = _found(img, truth)
         ious.append(v)
         by_kind.setdefault(sc.tray.shape, []).append(v)
+        if pictures is not None:
+            worst = sorted(worst + [(-1.0 if v is None else v, i, img, truth, found)], key=lambda x: x[:2])[:WORST_N]
     out = _summary(ious, 0.95)
+    if pictures is not None:
+        out["picture"] = _picture(pictures / "calibration-renders-worst.png",
+                                  [(v, _tile(img, t, f, None if v < 0 else v, f"seed {seed + i}"))
+                                   for v, i, img, t, f in worst])
     out["seeds"] = f"{seed}..{seed + n - 1}"
     out["by_shape"] = {k: _summary(v, 0.95) for k, v in sorted(by_kind.items())}
     return out
 
 
-def real(folder: Path = REAL) -> dict[str, Any]:
+def real(folder: Path = REAL, pictures: Path | None = None) -> dict[str, Any]:
     index = folder / "floors.json"
     if not index.is_file():
         return {"missing": f"{index} is not there"}
     rows = json.loads(index.read_text())
-    ious, by_source = [], {}
+    ious, by_source, tiles = [], {}, []
     for name, r in sorted(rows.items()):
-        v = _score(cv2.imread(str(folder / name), cv2.IMREAD_COLOR), r["floor"])
+        img = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+        v, found = _found(img, r["floor"])
         ious.append(v)
         by_source.setdefault(r["source"], []).append(v)
+        if pictures is not None:
+            tiles.append((-1.0 if v is None else v, _tile(img, r["floor"], found, v, Path(name).stem[:20])))
     out = _summary(ious, 0.9)
+    if tiles:
+        out["picture"] = _picture(pictures / "calibration-real.png", tiles)
     out["by_source"] = {k: _summary(v, 0.9) for k, v in sorted(by_source.items())}
     return out
 
@@ -97,6 +136,9 @@ def scenes(n: int) -> dict[str, Any]:
     return out
 
 
-def bench(quick: bool) -> dict[str, Any]:
-    return {"renders": renders(QUICK_N if quick else FULL_N), "real": real(),
+def bench(quick: bool, pictures: str | Path | None = None) -> dict[str, Any]:
+    """The figures; with `pictures`, the real frames and the worst renders drawn (true floor white,
+    floor found green) on PICTURES/calibration-real.png and calibration-renders-worst.png."""
+    pic = Path(pictures) if pictures is not None else None
+    return {"renders": renders(QUICK_N if quick else FULL_N, pictures=pic), "real": real(pictures=pic),
             "vision_bench_scenes": scenes(SCENES_QUICK_N if quick else SCENES_N)}

@@ -675,20 +675,60 @@ def _labelled(b) -> bool:
     return b[4] is not None and min(b[2] - b[0], b[3] - b[1]) >= MIN_PX
 
 
+def judge_photo(dice: list[dict], boxes: list) -> tuple[list[str], int]:
+    """What each die read in one photo is against its label boxes (vision.bench.match_in_boxes of a
+    die read ok, else "refused"), and how many boxes were matched."""
+    hit: set[int] = set()
+    what = [match_in_boxes(*d["center"], d["value"], boxes, hit) if d["status"] == "ok" and d["value"] is not None
+            else "refused" for d in dice]
+    return what, len(hit)
+
+
 def score_photo(dice: list[dict], boxes: list) -> dict:
     """Per-die counts of one photo: right (ok, centre in an unmatched box of that face), wrong_face (ok,
     in a box of another face only), unlabelled (ok, in no box), ignored (ok, in a box under MIN_PX or of
     unknown face), refused (not ok); labelled (boxes of known face at least MIN_PX wide) and hit."""
-    hit: set[int] = set()
-    out = Counter()
-    for d in dice:
-        if d["status"] != "ok" or d["value"] is None:
-            out["refused"] += 1
-            continue
-        out[match_in_boxes(*d["center"], d["value"], boxes, hit)] += 1
+    what, hit = judge_photo(dice, boxes)
+    out = Counter(what)
     out["labelled"] = sum(_labelled(b) for b in boxes)
-    out["hit"] = len(hit)
+    out["hit"] = hit
     return dict(out)
+
+
+MISREAD = ("wrong_face", "unlabelled", "double")  # a die passed ok that the labels do not bear out
+SHEET_MAX = 120  # tiles on one sheet
+
+
+def misread_tiles(rec: dict, dice: list[dict]) -> list[np.ndarray]:
+    """A sheet tile (vision.sheet) of each die of one photo that was passed ok and that its labels do
+    not bear out (a wrong face, in no box, a second die in a box): the die's surroundings, what was
+    read and the faces of the boxes it lies in. A single-die crop: its die when read ok with another face."""
+    from vision import sheet
+
+    img = cv2.imread(rec["path"], cv2.IMREAD_COLOR)
+    if img is None:
+        return []
+    name = Path(rec["path"]).stem[:14]
+    if "face" in rec:
+        img = pad_crop(img)
+        if score_crop(dice, img.shape[:2], rec["face"]) != "wrong":
+            return []
+        read = [d["value"] for d in dice if d["status"] == "ok"]
+        return [sheet.tile(img, f"{name}: read {read} / label {rec['face']}")]
+    boxes = rec["boxes"]
+    out = []
+    for d, what in zip(dice, judge_photo(dice, boxes)[0]):
+        if what not in MISREAD:
+            continue
+        x, y = d["center"]
+        inside = [b for b in boxes if b[0] <= x <= b[2] and b[1] <= y <= b[3] and _labelled(b)]
+        side = max((max(b[2] - b[0], b[3] - b[1]) for b in inside), default=min(img.shape[:2]) / 8)
+        crop = sheet.around(img, x, y, 0.9 * side).copy()
+        r = crop.shape[0] / 2
+        cv2.circle(crop, (int(r), int(r)), max(2, int(r / 20)), (0, 0, 255), -1)
+        labels = ",".join(str(b[4]) for b in inside) or "no box"
+        out.append(sheet.tile(crop, f"{name}: read {d['value']} / label {labels}"))
+    return out
 
 
 def score_crop(dice: list[dict], shape: tuple[int, int], face: int) -> str:
@@ -723,8 +763,10 @@ def _fold_model(source: str, models: Path | None) -> tuple[str | None, str]:
     return None, f"TRAINED ON THIS SOURCE ({where}): the committed model saw these photos, figures are optimistic"
 
 
-def photos(data: Path, models: Path | None, quick: bool) -> dict:
-    """Section 1: each real source read with its fold model; section 3's real half."""
+def photos(data: Path, models: Path | None, quick: bool, pictures: Path | None = None) -> dict:
+    """Section 1: each real source read with its fold model; section 3's real half. With `pictures`,
+    each source's dice passed ok that its labels do not bear out on PICTURES/vision-SOURCE-misread.png."""
+    from vision import sheet
     from vision.reader import faces_path
 
     out: dict = {"data": str(data), "min_px": MIN_PX}
@@ -786,6 +828,10 @@ def photos(data: Path, models: Path | None, quick: bool) -> dict:
             if model is not None:
                 fold_tot["wrong"] += res["wrong"]
                 fold_tot["ok"] += res["right"] + res["wrong"]
+        if pictures is not None:
+            tiles = [t for r, g in zip(recs + extra, got) if "error" not in g for t in misread_tiles(r, g["dice"])]
+            written = sheet.write(Path(pictures) / f"vision-{source}-misread.png", tiles[:SHEET_MAX])
+            sec["misread_picture"] = str(written) if written else "none: every die passed ok is borne out"
         sec["seconds"] = round(time.perf_counter() - t0, 1)
         out[source] = sec
     out["fold_models_wrong_face_per_ok_die"] = figure(fold_tot["wrong"], fold_tot["ok"]) if fold_tot["ok"] else \
@@ -807,7 +853,8 @@ def photo_folder(data: str | os.PathLike | None) -> tuple[Path | None, str]:
     return p, ""
 
 
-def bench(quick: bool, data: str | os.PathLike | None = None, models: str | os.PathLike | None = None) -> dict:
+def bench(quick: bool, data: str | os.PathLike | None = None, models: str | os.PathLike | None = None,
+          pictures: str | os.PathLike | None = None) -> dict:
     cv2.setNumThreads(1)  # one core, as asked
     t0 = time.perf_counter()
     out: dict = {}
@@ -818,7 +865,8 @@ def bench(quick: bool, data: str | os.PathLike | None = None, models: str | os.P
     if folder is None:
         out["real_photos_leave_one_source_out"] = why
     else:
-        out["real_photos_leave_one_source_out"] = photos(folder, Path(models) if models else None, quick)
+        out["real_photos_leave_one_source_out"] = photos(folder, Path(models) if models else None, quick,
+                                                            Path(pictures) if pictures else None)
     n = QUICK_SCENES if quick else FULL_SCENES
     scenes, per_die = _scenes(n, 0 if quick else MIN_DICE)
     out["renders_outside_training"] = scenes

@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(default: $YATZYCAM_PHOTOS; none: that part is skipped)")
     p.add_argument("--models", metavar="DIR", help="the vision section's leave-one-source-out fold models, "
                    "DIR/without-SOURCE.onnx")
+    p.add_argument("--pictures", metavar="DIR", help="also draw what was counted, to look at: the calibration "
+                   "section's real frames and worst renders (true floor white, floor found green), the vision "
+                   "section's real dice passed ok that their labels do not bear out (made if missing)")
     p.set_defaults(func=cmd_bench)
 
 
@@ -58,8 +61,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if given is not None and not os.path.isdir(given):
             print(f"yatzycam bench: --{flag} {given}: no such folder", file=sys.stderr)
             return 2
+    if args.pictures is not None:
+        try:
+            os.makedirs(args.pictures, exist_ok=True)
+        except OSError as e:
+            print(f"yatzycam bench: --pictures {args.pictures}: {e.strerror or e}", file=sys.stderr)
+            return 2
     out = run(args.only or list(SECTIONS), args.quick, done=None if args.json else _print_done,
-              data=args.data, models=args.models)
+              data=args.data, models=args.models, pictures=args.pictures)
     if args.json:
         print(json.dumps(out))
     return 0
