@@ -50,13 +50,14 @@ def _score(img: np.ndarray, truth) -> float | None:
 
 def _tile(img: np.ndarray, truth, found, iou: float | None, name: str) -> np.ndarray:
     """One frame for a picture: the true floor in white, the floor found in green, the IoU."""
+    from calibration.draw import FLOOR_BGR
     from vision import sheet
 
     out = img.copy()
     th = max(2, round(img.shape[1] / 200))
     cv2.polylines(out, [np.round(np.asarray(truth)).astype(np.int32)], True, (255, 255, 255), th, cv2.LINE_AA)
     if found is not None:
-        cv2.polylines(out, [np.round(np.asarray(found)).astype(np.int32)], True, (60, 220, 60), th, cv2.LINE_AA)
+        cv2.polylines(out, [np.round(np.asarray(found)).astype(np.int32)], True, FLOOR_BGR, th, cv2.LINE_AA)
     return sheet.tile(out, f"{name}: IoU {iou:.3f}" if iou is not None else f"{name}: no floor found", 320)
 
 

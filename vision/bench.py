@@ -699,27 +699,27 @@ MISREAD = ("wrong_face", "unlabelled", "double")  # a die passed ok that the lab
 SHEET_MAX = 120  # tiles on one sheet
 
 
-def misread_tiles(rec: dict, dice: list[dict]) -> list[np.ndarray]:
-    """A sheet tile (vision.sheet) of each die of one photo that was passed ok and that its labels do
-    not bear out (a wrong face, in no box, a second die in a box): the die's surroundings, what was
-    read and the faces of the boxes it lies in. A single-die crop: its die when read ok with another face."""
+def misread_tiles(rec: dict, dice: list[dict], shape: tuple[int, int]) -> list[np.ndarray]:
+    """A sheet tile (vision.sheet) of each die of one photo (read at `shape`, as _read_photo gives it)
+    that was passed ok and that its labels do not bear out (a wrong face, in no box, a second die in a
+    box): the die's surroundings, what was read and the faces of the boxes it lies in. A single-die
+    crop: its die when read ok with another face. The photo is loaded only when it has such a die."""
     from vision import sheet
 
-    img = cv2.imread(rec["path"], cv2.IMREAD_COLOR)
+    if "face" in rec:
+        bad = [] if score_crop(dice, shape, rec["face"]) != "wrong" else [None]
+    else:
+        bad = [d for d, what in zip(dice, judge_photo(dice, rec["boxes"])[0]) if what in MISREAD]
+    img = cv2.imread(rec["path"], cv2.IMREAD_COLOR) if bad else None
     if img is None:
         return []
     name = Path(rec["path"]).stem[:14]
     if "face" in rec:
-        img = pad_crop(img)
-        if score_crop(dice, img.shape[:2], rec["face"]) != "wrong":
-            return []
         read = [d["value"] for d in dice if d["status"] == "ok"]
-        return [sheet.tile(img, f"{name}: read {read} / label {rec['face']}")]
+        return [sheet.tile(pad_crop(img), f"{name}: read {read} / label {rec['face']}")]
     boxes = rec["boxes"]
     out = []
-    for d, what in zip(dice, judge_photo(dice, boxes)[0]):
-        if what not in MISREAD:
-            continue
+    for d in bad:
         x, y = d["center"]
         inside = [b for b in boxes if b[0] <= x <= b[2] and b[1] <= y <= b[3] and _labelled(b)]
         side = max((max(b[2] - b[0], b[3] - b[1]) for b in inside), default=min(img.shape[:2]) / 8)
@@ -829,7 +829,7 @@ def photos(data: Path, models: Path | None, quick: bool, pictures: Path | None =
                 fold_tot["wrong"] += res["wrong"]
                 fold_tot["ok"] += res["right"] + res["wrong"]
         if pictures is not None:
-            tiles = [t for r, g in zip(recs + extra, got) if "error" not in g for t in misread_tiles(r, g["dice"])]
+            tiles = [t for r, g in zip(recs + extra, got) if "error" not in g for t in misread_tiles(r, g["dice"], tuple(g["shape"]))]
             written = sheet.write(Path(pictures) / f"vision-{source}-misread.png", tiles[:SHEET_MAX])
             sec["misread_picture"] = str(written) if written else "none: every die passed ok is borne out"
         sec["seconds"] = round(time.perf_counter() - t0, 1)

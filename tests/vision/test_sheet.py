@@ -55,9 +55,10 @@ def test_misread_tiles_are_the_dice_passed_ok_that_the_labels_do_not_bear_out():
             {"value": wrong, "status": "ok", "center": centre(b1)},  # wrong face: a tile
             {"value": 3, "status": "unreadable", "center": [1.0, 1.0]}]  # refused: no tile
     assert bench.judge_photo(dice, rec["boxes"])[0][:2] == ["right", "wrong_face"]
-    tiles = bench.misread_tiles(rec, dice)
+    shape = cv2.imread(rec["path"]).shape[:2]
+    tiles = bench.misread_tiles(rec, dice, shape)
     assert len(tiles) == 1 and tiles[0].shape == (sheet.TILE, sheet.TILE, 3)
-    assert bench.misread_tiles(rec, dice[:1]) == []
+    assert bench.misread_tiles(rec, dice[:1], shape) == []
 
 
 def test_the_calibration_pictures_show_each_real_frame_and_the_worst_renders(tmp_path):
