@@ -91,11 +91,19 @@ def decode(out: np.ndarray, scale: float, ox: float = 0.0, oy: float = 0.0, peak
                 float(heat[ys[i], xs[i]]), tuple(float(v) for v in p[i])) for i in range(len(xs))]
 
 
-def suppress(dice: Iterable[Die], reach: float = 0.6) -> list[Die]:
+REACH = 0.6  # two detections whose centres lie within this share of the larger one's size are one die
+
+
+def near(a: Die, b: Die, reach: float = REACH) -> bool:
+    """Do two detections lie on one die (centres within `reach` of the larger one's size)?"""
+    return math.hypot(a.x - b.x, a.y - b.y) <= reach * max(a.size, b.size, 1.0)
+
+
+def suppress(dice: Iterable[Die], reach: float = REACH) -> list[Die]:
     """Keep the strongest of dice whose centres lie within `reach` of the larger one's size of each other."""
     kept: list[Die] = []
     for d in sorted(dice, key=lambda d: -d.score):
-        if all(math.hypot(d.x - k.x, d.y - k.y) > reach * max(d.size, k.size, 1.0) for k in kept):
+        if not any(near(d, k, reach) for k in kept):
             kept.append(d)
     return kept
 
@@ -176,9 +184,16 @@ class Detector:
         the pyramid. Coordinates in the picture's pixels; doubles suppressed."""
         if die_px is not None:
             return suppress(self.at_scale(image, DIE_NET / die_px, roi, peak))
+        return suppress(self.candidates(image, roi, peak))
+
+    def candidates(self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None,
+                   peak: float = PEAK) -> list[Die]:
+        """The detections of every level of the pyramid, each at a size the net was trained on at that
+        level, doubles not suppressed: a die is found at two or three neighbouring levels, at
+        somewhat different centres and sizes."""
         shape = image.shape if roi is None else (roi[3] - roi[1], roi[2] - roi[0])
         found: list[Die] = []
         for s in pyramid_scales(shape):
             found += [d for d in self.at_scale(image, s, roi, peak)
                       if DIE_MIN * 0.8 <= d.size * s <= DIE_MAX * 1.15]
-        return suppress(found)
+        return found

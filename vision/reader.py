@@ -7,7 +7,8 @@
    top-face centre and size, with a score: is a die here at all. With a calibration it sees only
    the tray's region (floor, keep zone and a margin), scaled so that a die has the net's size
    (searched over a pyramid when the calibration has no die size); without one it searches the
-   whole frame over an image pyramid.
+   whole frame over an image pyramid (a die found at several levels: each level's detection read
+   by the face net, the surest read kept, `surest`).
 3. Each detection whose score reaches the die threshold is cut out, at its size, and read by the
    face net (vision.faces: a second small CNN on a crop of the one die), which gives the
    probabilities of faces 1-6, "not readable" and "not a die".
@@ -172,11 +173,40 @@ def look(gray: np.ndarray, m: Model, die_px: float | None = None, roi: tuple[int
     `window` (x0, y0, w, h): `gray` is the part of a w x h frame whose corner is (x0, y0) (the
     calibrated reader converts only that part); the dice come back in the frame's pixels."""
     cut = m.thresholds.die if least is None else least
-    found = [d for d in m.detector.detect(gray, die_px=die_px, roi=roi, peak=peak) if d.score >= cut]
+    if die_px is None:  # over the pyramid: every level's detection of a die read, the surest kept
+        found = [d for d in m.detector.candidates(gray, roi=roi, peak=peak) if d.score >= cut]
+    else:
+        found = [d for d in m.detector.detect(gray, die_px=die_px, roi=roi, peak=peak) if d.score >= cut]
     x0, y0, w, h = window if window is not None else (0, 0, gray.shape[1], gray.shape[0])
     p = m.faces.probs(gray, [(d.x, d.y, die_px or d.size) for d in found],
                       centre=((w - 1) / 2.0 - x0, (h - 1) / 2.0 - y0))
-    return [replace(d, x=d.x + x0, y=d.y + y0, probs=tuple(float(v) for v in pi)) for d, pi in zip(found, p)]
+    found = [replace(d, x=d.x + x0, y=d.y + y0, probs=tuple(float(v) for v in pi)) for d, pi in zip(found, p)]
+    return surest(found) if die_px is None else found
+
+
+def _sureness(d: Die) -> tuple[int, float]:
+    """How sure the face net is of a face on a detection: a face before any other class, then the
+    best face's probability (the detector's score when no face is the most likely class)."""
+    return (1, max(d.probs[:6])) if d.face is not None else (0, d.score)
+
+
+def surest(dice: list[Die]) -> list[Die]:
+    """One detection per die of the pyramid's detections (read by the face net): a die is found at
+    two or three neighbouring levels, at somewhat different sizes, and the strongest by the
+    detector's score is not always the one whose crop the face net reads best. As
+    detector.suppress, the strongest detection left stands for its die (its centre and score) and
+    every detection near it (detector.near) goes; but the face read and the size are those of the
+    detection the face net is surest of (_sureness) among those whose centre lies on both its die
+    and theirs (within REACH of the smaller size)."""
+    kept: list[Die] = []
+    rest = sorted(dice, key=lambda d: -d.score)
+    while rest:
+        top = rest[0]
+        group = [d for d in rest if math.hypot(d.x - top.x, d.y - top.y) <= detector.REACH * min(d.size, top.size)]
+        best = max(group, key=_sureness)
+        kept.append(replace(best, x=top.x, y=top.y, score=top.score))  # where and whether: the strongest's
+        rest = [d for d in rest if not detector.near(d, top)]  # what detector.suppress takes away
+    return kept
 
 
 # ------------------------------------------------------------------ frames

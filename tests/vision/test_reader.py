@@ -154,6 +154,28 @@ def test_each_detection_gets_its_status() -> None:
     assert reader.judge(_die(80, 200, 2, 0.99), th).status == "ok"  # no calibration: no floor
 
 
+def test_of_a_die_found_at_several_levels_the_surest_read_is_kept() -> None:
+    # one large die: found strongest at a level that cuts it to two rows of pips (read 4, unsure), and
+    # at the next level at its whole size (read 6, sure); a second die beside it, found once
+    strong = _die(200, 200, 4, 0.7, size=80.0, score=0.9)
+    whole = _die(204, 198, 6, 0.999, size=130.0, score=0.6)
+    beside = _die(340, 200, 2, 0.99, size=120.0, score=0.8)
+    kept = reader.surest([strong, whole, beside])
+    assert len(kept) == 2
+    one = next(d for d in kept if d.x < 300)
+    assert one.face == 6 and one.size == 130.0 and one.score == 0.9  # the surest read, the strongest heat
+    assert next(d for d in kept if d.x > 300) == beside
+    # a face beats "not readable" however sure; no face at all: the strongest stays
+    cocked = _die(200, 200, None, 0.95, size=80.0, score=0.9)
+    assert reader.surest([cocked, whole])[0].face == 6
+    flat_doubt = _die(202, 200, None, 0.6, size=90.0, score=0.5)
+    assert reader.surest([cocked, flat_doubt]) == [cocked]
+    # a coarse detection spanning two dice does not join either die's group, and goes with the strongest
+    span = _die(270, 200, 1, 0.9999, size=300.0, score=0.3)
+    kept = reader.surest([strong, whole, beside, span])
+    assert sorted(d.face for d in kept) == [2, 6]
+
+
 def test_off_tray_lies_between_a_flat_die_and_a_die_on_the_rim() -> None:
     cal = Calibration((640, 480), FLOOR, None, die_px=30.0)
     assert not reader.off_tray(cal, 100 + 0.3 * 30, 240, 30.0)  # flat against the left wall
