@@ -99,13 +99,22 @@ def near(a: Die, b: Die, reach: float = REACH) -> bool:
     return math.hypot(a.x - b.x, a.y - b.y) <= reach * max(a.size, b.size, 1.0)
 
 
+def groups(dice: Iterable[Die], reach: float = REACH) -> list[list[Die]]:
+    """The detections by die: the strongest left stands for its die (first in its group) and every
+    detection near it (`near`) goes; its group also holds those of them whose centre lies on both
+    dice (within `reach` of the smaller one's size): the same die found at another pyramid level."""
+    out: list[list[Die]] = []
+    rest = sorted(dice, key=lambda d: -d.score)
+    while rest:
+        top = rest[0]
+        out.append([d for d in rest if math.hypot(d.x - top.x, d.y - top.y) <= reach * min(d.size, top.size)])
+        rest = [d for d in rest if not near(d, top, reach)]
+    return out
+
+
 def suppress(dice: Iterable[Die], reach: float = REACH) -> list[Die]:
     """Keep the strongest of dice whose centres lie within `reach` of the larger one's size of each other."""
-    kept: list[Die] = []
-    for d in sorted(dice, key=lambda d: -d.score):
-        if not any(near(d, k, reach) for k in kept):
-            kept.append(d)
-    return kept
+    return [g[0] for g in groups(dice, reach)]
 
 
 def _gray(image: np.ndarray) -> np.ndarray:

@@ -174,14 +174,18 @@ def look(gray: np.ndarray, m: Model, die_px: float | None = None, roi: tuple[int
     calibrated reader converts only that part); the dice come back in the frame's pixels."""
     cut = m.thresholds.die if least is None else least
     if die_px is None:  # over the pyramid: every level's detection of a die read, the surest kept
-        found = [d for d in m.detector.candidates(gray, roi=roi, peak=peak) if d.score >= cut]
+        by_die = detector.groups(d for d in m.detector.candidates(gray, roi=roi, peak=peak) if d.score >= cut)
+        found = [d for g in by_die for d in g]
     else:
         found = [d for d in m.detector.detect(gray, die_px=die_px, roi=roi, peak=peak) if d.score >= cut]
     x0, y0, w, h = window if window is not None else (0, 0, gray.shape[1], gray.shape[0])
     p = m.faces.probs(gray, [(d.x, d.y, die_px or d.size) for d in found],
                       centre=((w - 1) / 2.0 - x0, (h - 1) / 2.0 - y0))
     found = [replace(d, x=d.x + x0, y=d.y + y0, probs=tuple(float(v) for v in pi)) for d, pi in zip(found, p)]
-    return surest(found) if die_px is None else found
+    if die_px is None:
+        read = iter(found)
+        found = [_surest_of([next(read) for _ in g]) for g in by_die]
+    return found
 
 
 def _sureness(d: Die) -> tuple[int, float]:
@@ -190,23 +194,22 @@ def _sureness(d: Die) -> tuple[int, float]:
     return (1, max(d.probs[:6])) if d.face is not None else (0, d.score)
 
 
+def _surest_of(group: list[Die]) -> Die:
+    """One die's detections (detector.groups, the strongest first), read by the face net: the
+    strongest's centre and score (where a die is and whether), the face read and size of the one
+    the face net is surest of."""
+    best = max(group, key=_sureness)
+    return replace(best, x=group[0].x, y=group[0].y, score=group[0].score)
+
+
 def surest(dice: list[Die]) -> list[Die]:
     """One detection per die of the pyramid's detections (read by the face net): a die is found at
     two or three neighbouring levels, at somewhat different sizes, and the strongest by the
-    detector's score is not always the one whose crop the face net reads best. As
-    detector.suppress, the strongest detection left stands for its die (its centre and score) and
-    every detection near it (detector.near) goes; but the face read and the size are those of the
-    detection the face net is surest of (_sureness) among those whose centre lies on both its die
-    and theirs (within REACH of the smaller size)."""
-    kept: list[Die] = []
-    rest = sorted(dice, key=lambda d: -d.score)
-    while rest:
-        top = rest[0]
-        group = [d for d in rest if math.hypot(d.x - top.x, d.y - top.y) <= detector.REACH * min(d.size, top.size)]
-        best = max(group, key=_sureness)
-        kept.append(replace(best, x=top.x, y=top.y, score=top.score))  # where and whether: the strongest's
-        rest = [d for d in rest if not detector.near(d, top)]  # what detector.suppress takes away
-    return kept
+    detector's score is not always the one whose crop the face net reads best. The detections are
+    grouped by die as detector.suppress keeps them (detector.groups), and of each group the surest
+    read is kept (_surest_of). `look` groups before reading, so that only a group's detections are
+    read."""
+    return [_surest_of(g) for g in detector.groups(dice)]
 
 
 # ------------------------------------------------------------------ frames
