@@ -45,6 +45,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.photolabels import fixed_boxes
+
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("YATZYCAM_BENCH_CACHE") or Path(tempfile.gettempdir()) / "yatzycam-bench") / "v2"
 FULL_SCENES = 2000
@@ -552,7 +554,8 @@ def _jsonl(p: Path) -> list[dict]:
 
 
 def photo_records(root: Path, source: str) -> list[dict]:
-    """The labelled photos of one source: {"path", "boxes"} (boxes [x1, y1, x2, y2, face or None]; with
+    """The labelled photos of one source: {"path", "boxes"} (boxes [x1, y1, x2, y2, face or None], the
+    labels' corrections applied: vision.photolabels; with
     "top_only" true when they cover the top face's pips only, not the die: webcam);
     for crops (and the fisheye crops, source "fisheye_crops") {"path", "face"}."""
     root = Path(root)
@@ -560,10 +563,12 @@ def photo_records(root: Path, source: str) -> list[dict]:
     if source == "rune55":
         for sub in (root, root / "oblique"):
             if (sub / "labels.jsonl").exists():
-                out += [{"path": str(sub / r["image"]), "boxes": r["boxes"]} for r in _jsonl(sub / "labels.jsonl")]
+                out += [{"path": str(sub / r["image"]), "boxes": fixed_boxes(source, r["image"], r["boxes"])}
+                        for r in _jsonl(sub / "labels.jsonl")]
     elif source in ("webcam", "fisheye"):
         if (root / source / "labels.jsonl").exists():
-            out = [{"path": str(root / source / r["image"]), "boxes": r["boxes"], "top_only": source == "webcam"}
+            out = [{"path": str(root / source / r["image"]), "boxes": fixed_boxes(source, r["image"], r["boxes"]),
+                    "top_only": source == "webcam"}
                    for r in _jsonl(root / source / "labels.jsonl")]
     elif source in ("crops", "fisheye_crops"):
         base = root / "crops" if source == "crops" else root / "fisheye" / "crops"

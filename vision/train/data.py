@@ -23,6 +23,7 @@ import numpy as np
 
 from vision.bench import PIP_BOX
 from vision.detector import DIE_MAX, DIE_MIN, STRIDE
+from vision.photolabels import fixed_boxes
 
 SOURCES = ("rune55", "webcam", "fisheye", "crops")
 BIG_SHARE = 0.2  # views in which the dice are larger than the net's range (a coarser pyramid level reads them)
@@ -64,7 +65,8 @@ def _boxes_sample(img_path: Path, boxes: list, source: str, top_only: bool) -> S
 
 
 def photo_samples(root: str | os.PathLike, source: str) -> list[Sample]:
-    """Every labelled photo of one source in the photo folder `root`."""
+    """Every labelled photo of one source in the photo folder `root` (the labels' corrections applied:
+    vision.photolabels)."""
     root = Path(root)
     out: list[Sample] = []
     if source == "rune55":
@@ -72,12 +74,13 @@ def photo_samples(root: str | os.PathLike, source: str) -> list[Sample]:
             lj = sub / "labels.jsonl"
             if lj.exists():
                 for rec in _jsonl(lj):
-                    s = _boxes_sample(sub / rec["image"], rec["boxes"], source, False)
+                    s = _boxes_sample(sub / rec["image"], fixed_boxes(source, rec["image"], rec["boxes"]), source, False)
                     if s is not None:
                         out.append(s)
     elif source in ("webcam", "fisheye"):
         for rec in _jsonl(root / source / "labels.jsonl"):
-            s = _boxes_sample(root / source / rec["image"], rec["boxes"], source, source == "webcam")
+            s = _boxes_sample(root / source / rec["image"], fixed_boxes(source, rec["image"], rec["boxes"]), source,
+                              source == "webcam")
             if s is not None:
                 out.append(s)
     elif source == "crops":
