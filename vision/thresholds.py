@@ -1,5 +1,6 @@
-"""`python -m vision.thresholds [--out FILE] [--scenes N] [--data DIR --models DIR]`: the reader's
-confidence thresholds, set on data the model was not trained on and the bench does not score.
+"""`python -m vision.thresholds [--out FILE] [--scenes N] [--data DIR --models DIR] [--bootstrap N]`:
+the reader's confidence thresholds, set on data the model was not trained on and the bench does not
+score.
 
 Data: the renderer's train pool from seeds the training never used (its holdout pool, of die styles
 and floors the model never saw, is kept for the bench alone: no cut is chosen on it), scenes laid out as the bench's (5, 6 and 8 dice,
@@ -18,6 +19,9 @@ Each detection is matched to the die it lies on (its centre within 0.6 of the di
   wrong face (another face, a die that is cocked or cannot be read, or no die) stay at most MAX_RATE
   of the dice passed ok, by the upper end of the 95% Wilson interval: the safety margin.
 A die kept but under "face" is a doubt: the reader refuses the throw with its reason.
+
+With `--bootstrap N`, also the face cut's spread ("face_cut_spread": its median and 10th and 90th
+percentiles over N resamples of the scenes and photos, `spread`): the cut rests on a few wrong faces.
 
 Writes {"die", "face", "n", "method", ...} (n: detections the thresholds were set on) to --out
 (default vision/model/thresholds.json, beside the model it was set for); the reader reads that file.
@@ -149,9 +153,9 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, in
     return rows
 
 
-def _real_rows(a, run) -> tuple[list, dict[str, str]]:
-    """The rows of every real source's photos read by its fold model (`run` maps over them), and what
-    was read of each source."""
+def _real_rows(a, run) -> tuple[list[list], dict[str, str]]:
+    """The rows of every real source's photos read by its fold model (`run` maps over them), one list
+    a photo, and what was read of each source."""
     rows, sources = [], {}
     for src in bench.SOURCES:
         fold = Path(a.models) / f"without-{src}.onnx" if a.models else None
@@ -159,9 +163,9 @@ def _real_rows(a, run) -> tuple[list, dict[str, str]]:
             sources[src] = "left out: no fold model (the committed model saw these photos)"
             continue
         recs = [r for r in bench.photo_records(Path(a.data), src) if "boxes" in r]
-        rows_p = [r for g in run(_photo_dets, [((r, str(fold)),) for r in recs], chunksize=4) for r in g]
-        sources[src] = f"{len(recs)} photos, {len(rows_p)} detections ({fold.name})"
-        rows += rows_p
+        per_photo = run(_photo_dets, [((r, str(fold)),) for r in recs], chunksize=4)
+        sources[src] = f"{len(recs)} photos, {sum(map(len, per_photo))} detections ({fold.name})"
+        rows += per_photo
     return rows, sources
 
 
@@ -212,6 +216,26 @@ def least_errors(score: np.ndarray, good: np.ndarray) -> float:
     return float(v[best]) if best + 1 >= len(v) else 0.5 * float(v[best] + v[best + 1])
 
 
+def spread(groups: list[np.ndarray], draws: int, seed: int = 0, max_rate: float = MAX_RATE) -> dict:
+    """How much the face cut moves with the data: `choose` on `draws` bootstrap resamples of the
+    groups (a scene's or a photo's detections: they go together), the median and the 10th and 90th
+    percentiles of the cut. The cut rests on the few wrong faces among the surest reads, so a draw
+    that holds one more or one fewer of them moves it."""
+    rng = np.random.default_rng(seed)
+    groups = [g for g in groups if len(g)]
+    cuts = []
+    for _ in range(draws if groups else 0):
+        pick = rng.integers(0, len(groups), len(groups))
+        face = choose(np.concatenate([groups[i] for i in pick]), max_rate)["face"]
+        if face is not None:
+            cuts.append(face)
+    if not cuts:
+        return {"draws": draws, "cuts": 0}
+    p10, p50, p90 = np.percentile(cuts, [10, 50, 90])
+    return {"draws": draws, "cuts": len(cuts), "median": round(float(p50), 4),
+            "p10": round(float(p10), 4), "p90": round(float(p90), 4)}
+
+
 def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
     """The thresholds from rows (score, best-face prob, face right, on a die[, dropped]): a dropped
     detection (the face net's "not a die") is never kept, whatever its score."""
@@ -255,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", metavar="DIR", help="real photos (dice-photos layout), read by the fold models")
     ap.add_argument("--models", metavar="DIR", help="fold models DIR/without-SOURCE.onnx for --data")
     ap.add_argument("--max-rate", type=float, default=MAX_RATE, help="most wrong per die passed (default: %(default)s)")
+    ap.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                    help="also the face cut's spread over N resamples of the scenes and photos (about 0.3 s each)")
     a = ap.parse_args(argv)
     from vision.detector import MODEL
 
@@ -262,8 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     if not model.is_file():
         print(f"vision.thresholds: {model}: no such model file", file=sys.stderr)
         return 2
-    if a.scenes < 1 or not 0 < a.max_rate < 1:
-        print("vision.thresholds: --scenes must be at least 1 and --max-rate between 0 and 1", file=sys.stderr)
+    if a.scenes < 1 or not 0 < a.max_rate < 1 or a.bootstrap < 0:
+        print("vision.thresholds: --scenes must be at least 1, --max-rate between 0 and 1, --bootstrap 0 or more",
+              file=sys.stderr)
         return 2
     for flag in ("data", "models"):
         v = getattr(a, flag)
@@ -287,9 +314,9 @@ def main(argv: list[str] | None = None) -> int:
         if pool:
             pool.close()
             pool.join()
-    rows = [r for g in got for r in g["dets"]] + rows
+    groups = [np.array(g, np.float64).reshape(-1, 5) for g in [g["dets"] for g in got] + rows]
     n_dice = sum(g["dice"] for g in got)
-    arr = np.array(rows, np.float64).reshape(-1, 5)
+    arr = np.concatenate(groups)
     out = choose(arr, a.max_rate)
     p = POOL
     out["method"] = (f"die: the heat cut with the fewest false dice kept plus real dice lost; face: the lowest best-face "
@@ -302,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     out["max_rate"] = a.max_rate
     if sources:
         out["real_photos"] = sources
+    if a.bootstrap:
+        out["face_cut_spread"] = spread(groups, a.bootstrap, max_rate=a.max_rate)
     out["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out, indent=1))
     if out.get("face") is None:  # no cut at all: never a file the reader would trust

@@ -118,3 +118,32 @@ def test_only_webcam_boxes_are_marked_top_only() -> None:
     for src in ("rune55", "webcam", "fisheye"):
         recs = [r for r in bench.photo_records(data, src) if "boxes" in r]
         assert recs and all(bool(r.get("top_only")) == (src == "webcam") for r in recs)
+
+
+def test_the_cut_spread_resamples_whole_groups_and_brackets_the_cut() -> None:
+    """spread: the face cut over bootstrap resamples of groups (scenes, photos). With many sure right
+    faces and a few wrong ones among the surest, the cut moves from draw to draw; the median lies
+    near the cut on the whole data, and the same seed gives the same figures."""
+    rng = np.random.default_rng(1)
+    groups = []
+    for i in range(400):  # 400 "photos" of 20 right dice each, one in 40 also holds a fairly sure wrong face
+        g = np.c_[np.ones(20), rng.uniform(0.9, 1.0, 20), np.ones(20), np.ones(20), np.zeros(20)]
+        if i % 40 == 0:
+            g = np.vstack([g, [1.0, rng.uniform(0.9, 0.93), 0.0, 1.0, 0.0]])
+        groups.append(g)
+    whole = T.choose(np.concatenate(groups))["face"]
+    s = T.spread(groups + [np.zeros((0, 5))], 30, seed=3)
+    assert s["draws"] == 30 and s["cuts"] == 30
+    assert s["p10"] <= s["median"] <= s["p90"] and s["p10"] < s["p90"]  # it does move
+    assert s["p10"] <= whole <= s["p90"]
+    assert T.spread(groups, 30, seed=3) == s
+    assert T.spread([np.zeros((0, 5))], 5) == {"draws": 5, "cuts": 0}
+
+
+def test_command_line_reports_the_spread_when_asked(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(bench, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(bench, "jobs", lambda: 1)
+    T.main(["--scenes", "3", "--bootstrap", "4", "--out", str(tmp_path / "t.json")])
+    d = json.loads(capsys.readouterr().out)
+    assert d["face_cut_spread"]["draws"] == 4
+    assert T.main(["--bootstrap", "-1"]) == 2 and "--bootstrap" in capsys.readouterr().err
