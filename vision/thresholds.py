@@ -1,14 +1,15 @@
 """`python -m vision.thresholds [--out FILE] [--scenes N] [--data DIR --models DIR] [--bootstrap N]`:
-the reader's confidence thresholds, set on data the model was not trained on and the bench does not
-score.
+the reader's confidence thresholds, set on data the model was not trained on (its renders are not the
+bench's; its real photos are, there being no others).
 
 Data: the renderer's train pool from seeds the training never used (its holdout pool, of die styles
 and floors the model never saw, is kept for the bench alone: no cut is chosen on it), scenes laid out as the bench's (5, 6 and 8 dice,
 1280x960 and 640x480, clean, cocked, off the tray, missing) from seeds SEED and up, never the bench's,
 run through the detector on the calibrated path (the frame scaled to the die size, which is known
 to within a few percent as a calibration knows it); with `--data DIR --models DIR`, also the real
-photos of each source read by its fold model (DIR/without-SOURCE.onnx, a model that never saw them)
-over the pyramid, as the reader reads a photo without calibration.
+photos of each source, and its single-die crops set in a border, read by the fold model that never
+saw them (DIR/without-SOURCE.onnx, or a fold whose training left that source out with others) over
+the pyramid, as the reader reads a photo without calibration.
 
 Each detection is matched to the die it lies on (its centre within 0.6 of the die's top-face side):
 - "die": the least heat (Die.score) for a detection to count as a die at all: the cut with the fewest
@@ -133,13 +134,18 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, in
     detection the reader drops ("not a die") takes no box. Boxes that hold a top face's pips only
     (webcam) are grown to the whole die (vision.bench.die_boxes): the question here is whether a die
     passed ok carries the right face, and a right read whose centre lies on the die's body rather than
-    on its pips is right."""
+    on its pips is right. A single-die crop (a record with a "face", no boxes) is read as the bench
+    reads it, set in a border (vision.bench.pad_crop), its box the crop."""
     rec, model = args
-    boxes = bench.die_boxes(rec["boxes"]) if rec.get("top_only") else rec["boxes"]
     cv2.setNumThreads(1)
     img = cv2.imread(rec["path"], cv2.IMREAD_COLOR)
     if img is None:
         return []
+    if "face" in rec:
+        h, w = img.shape[:2]
+        img, boxes = bench.pad_crop(img), [[w // 2, h // 2, w // 2 + w, h // 2 + h, rec["face"]]]
+    else:
+        boxes = bench.die_boxes(rec["boxes"]) if rec.get("top_only") else rec["boxes"]
     found = look(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), _model(model), least=0.05, peak=0.05)
     rows, hit = [], set()
     for d in sorted(found, key=lambda d: -d.score):
@@ -154,17 +160,21 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, in
 
 
 def _real_rows(a, run) -> tuple[list[list], dict[str, str]]:
-    """The rows of every real source's photos read by its fold model (`run` maps over them), one list
-    a photo, and what was read of each source."""
+    """The rows of every real source's photos and single-die crops (crops/, fisheye's crops) read by
+    the fold model that left that source out (vision.bench's choice: the one named for it, or one whose
+    training left it out with others), one list a photo, and what was read of each source."""
     rows, sources = [], {}
     for src in bench.SOURCES:
-        fold = Path(a.models) / f"without-{src}.onnx" if a.models else None
-        if fold is None or not fold.is_file() or not faces_path(fold).is_file():
+        fold, _ = bench._fold_model(src, Path(a.models)) if a.models else (None, "")
+        if fold is None or not faces_path(fold).is_file():
             sources[src] = "left out: no fold model (the committed model saw these photos)"
             continue
-        recs = [r for r in bench.photo_records(Path(a.data), src) if "boxes" in r]
+        recs = bench.photo_records(Path(a.data), src)
+        recs += bench.photo_records(Path(a.data), "fisheye_crops") if src == "fisheye" else []
         per_photo = run(_photo_dets, [((r, str(fold)),) for r in recs], chunksize=4)
-        sources[src] = f"{len(recs)} photos, {sum(map(len, per_photo))} detections ({fold.name})"
+        n_crops = sum("face" in r for r in recs)
+        what = " and ".join(f"{n} {kind}" for n, kind in ((len(recs) - n_crops, "photos"), (n_crops, "crops")) if n)
+        sources[src] = f"{what or '0 photos'}, {sum(map(len, per_photo))} detections ({Path(fold).name})"
         rows += per_photo
     return rows, sources
 
@@ -323,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"probability at which the upper 95% Wilson bound of wrong faces among dice passed ok is "
                      f"<= {a.max_rate:g}; on {a.scenes} rendered scenes ({p or 'default'} pool, seeds {SEED} up, {n_dice} dice, "
                      f"calibrated path, die size within {DIE_PX_JITTER:.0%})"
-                     + (" and real photos by their fold models" if any("photos," in v for v in sources.values()) else ""))
+                     + (" and real photos by their fold models (their single-die crops too)"
+                        if any(" detections (" in v for v in sources.values()) else ""))
     out["model"] = model.name
     out["model_sha1"] = hashlib.sha1(model.read_bytes()).hexdigest()[:12]
     out["max_rate"] = a.max_rate

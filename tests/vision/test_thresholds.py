@@ -83,6 +83,7 @@ def test_real_photos_are_read_by_their_fold_models_only(tmp_path, capsys, monkey
     shutil.copy(MODEL, folds / "without-webcam.onnx")
     shutil.copy(MODEL.with_name(MODEL.stem + ".faces.onnx"), folds / "without-webcam.faces.onnx")
     shutil.copy(MODEL, folds / "without-fisheye.onnx")  # a detector without its face net: left out
+    (folds / "without-webcam.train.json").write_text(json.dumps({"leave_out": "webcam,crops"}))
     data = Path(__file__).resolve().parents[1] / "data"
     rc = T.main(["--scenes", "2", "--data", str(data), "--models", str(folds), "--out", str(tmp_path / "t.json")])
     d = json.loads(capsys.readouterr().out)
@@ -92,6 +93,9 @@ def test_real_photos_are_read_by_their_fold_models_only(tmp_path, capsys, monkey
     assert n_webcam > 0 and real["webcam"].startswith(f"{n_webcam} photos, ")
     assert int(real["webcam"].split(", ")[1].split()[0]) > 0  # its photos gave detections
     assert real["fisheye"].startswith("left out") and real["rune55"].startswith("left out")
+    n_crops = len(bench.photo_records(data, "crops"))  # single dice, read by the fold that left them out too
+    assert n_crops > 0 and real["crops"].startswith(f"{n_crops} crops, ") and "without-webcam.onnx" in real["crops"]
+    assert int(real["crops"].split(", ")[1].split()[0]) > 0
     assert "real photos by their fold models" in d["method"]
 
 
@@ -147,3 +151,18 @@ def test_command_line_reports_the_spread_when_asked(tmp_path, capsys, monkeypatc
     d = json.loads(capsys.readouterr().out)
     assert d["face_cut_spread"]["draws"] == 4
     assert T.main(["--bootstrap", "-1"]) == 2 and "--bootstrap" in capsys.readouterr().err
+
+
+def test_a_single_die_crop_is_matched_to_its_whole_crop() -> None:
+    """A crop (crops/, fisheye's crops) has a face and no boxes: it is read set in its border, and a
+    detection on the die is matched to the crop's box (the committed model saw these crops)."""
+    from pathlib import Path
+
+    from vision.detector import MODEL
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    recs = bench.photo_records(data, "crops")[::5]
+    rows = [T._photo_dets((r, str(MODEL))) for r in recs]
+    on_die = sum(any(row[3] for row in g) for g in rows)
+    right = sum(any(row[2] for row in g) for g in rows)
+    assert on_die >= len(recs) - 1 and right >= len(recs) // 2
