@@ -749,7 +749,7 @@ def score_crop(dice: list[dict], shape: tuple[int, int], face: int) -> str:
     return "right" if d["value"] == face else "wrong"
 
 
-def _fold_model(source: str, models: Path | None) -> tuple[str | None, str]:
+def fold_model(source: str, models: Path | None) -> tuple[str | None, str]:
     """(model path or None for the committed one, a note on what it was trained on)."""
     if models is not None:
         p = Path(models) / f"without-{source}.onnx"
@@ -784,7 +784,7 @@ def photos(data: Path, models: Path | None, quick: bool, pictures: Path | None =
         if not recs and not extra:
             out[source] = {"skipped": f"no labelled photos of {source} in {data}"}
             continue
-        model, note = _fold_model(source, models)
+        model, note = fold_model(source, models)
         t0 = time.perf_counter()
         got = read_photos(recs + extra, model, jobs())
         sec: dict = {"model": note}

@@ -165,7 +165,7 @@ def _real_rows(a, run) -> tuple[list[list], dict[str, str]]:
     training left it out with others), one list a photo, and what was read of each source."""
     rows, sources = [], {}
     for src in bench.SOURCES:
-        fold, _ = bench._fold_model(src, Path(a.models)) if a.models else (None, "")
+        fold, _ = bench.fold_model(src, Path(a.models)) if a.models else (None, "")
         if fold is None or not faces_path(fold).is_file():
             sources[src] = "left out: no fold model (the committed model saw these photos)"
             continue

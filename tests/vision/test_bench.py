@@ -223,12 +223,12 @@ def test_fold_model_of_a_source_left_out_with_another(tmp_path) -> None:
     (tmp_path / "without-rune55.onnx").write_bytes(b"x")
     (tmp_path / "without-webcam.onnx").write_bytes(b"x")
     (tmp_path / "without-webcam.train.json").write_text(json.dumps({"leave_out": "webcam,crops"}))
-    assert bench._fold_model("rune55", tmp_path) == (str(tmp_path / "without-rune55.onnx"),
+    assert bench.fold_model("rune55", tmp_path) == (str(tmp_path / "without-rune55.onnx"),
                                                      "fold model without-rune55.onnx: trained without rune55")
-    path, note = bench._fold_model("crops", tmp_path)
+    path, note = bench.fold_model("crops", tmp_path)
     assert path == str(tmp_path / "without-webcam.onnx") and "without webcam,crops" in note
     (tmp_path / "without-rune55.faces.onnx").write_bytes(b"x")  # a fold's face net is never taken for a detector
     (tmp_path / "without-rune55.faces.train.json").write_text(json.dumps({"leave_out": "rune55,fisheye"}))
-    path, note = bench._fold_model("fisheye", tmp_path)
+    path, note = bench.fold_model("fisheye", tmp_path)
     assert path is None and "TRAINED ON THIS SOURCE" in note and "without-fisheye.onnx" in note
-    assert bench._fold_model("fisheye", None)[0] is None
+    assert bench.fold_model("fisheye", None)[0] is None
