@@ -594,6 +594,18 @@ def die_boxes(boxes: list) -> list:
     return out
 
 
+def extra_crops(root: Path, source: str) -> list[dict]:
+    """The single-die crops that belong to a source with photos (fisheye's crops, cut from frames of
+    its camera), read and left out with it; none for the others."""
+    return photo_records(root, "fisheye_crops") if source == "fisheye" else []
+
+
+def crop_in_border(img: np.ndarray, face: int) -> tuple[np.ndarray, list]:
+    """A single-die crop set in its border (pad_crop) and the crop's die as a label box in it."""
+    h, w = img.shape[:2]
+    return pad_crop(img), [[w // 2, h // 2, w // 2 + w, h // 2 + h, face]]
+
+
 def pad_crop(img: np.ndarray) -> np.ndarray:
     """A single-die crop set in a border of its median grey, half its size on each side."""
     h, w = img.shape[:2]
@@ -778,7 +790,7 @@ def photos(data: Path, models: Path | None, quick: bool, pictures: Path | None =
     fold_tot = Counter()
     for source in SOURCES:
         recs = photo_records(data, source)
-        extra = photo_records(data, "fisheye_crops") if source == "fisheye" else []
+        extra = extra_crops(data, source)
         if quick:
             recs, extra = recs[::max(1, len(recs) // 8)], extra[::max(1, len(extra) // 8)]
         if not recs and not extra:

@@ -135,15 +135,14 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, in
     (webcam) are grown to the whole die (vision.bench.die_boxes): the question here is whether a die
     passed ok carries the right face, and a right read whose centre lies on the die's body rather than
     on its pips is right. A single-die crop (a record with a "face", no boxes) is read as the bench
-    reads it, set in a border (vision.bench.pad_crop), its box the crop."""
+    reads it, set in a border (vision.bench.crop_in_border), its box the crop."""
     rec, model = args
     cv2.setNumThreads(1)
     img = cv2.imread(rec["path"], cv2.IMREAD_COLOR)
     if img is None:
         return []
     if "face" in rec:
-        h, w = img.shape[:2]
-        img, boxes = bench.pad_crop(img), [[w // 2, h // 2, w // 2 + w, h // 2 + h, rec["face"]]]
+        img, boxes = bench.crop_in_border(img, rec["face"])
     else:
         boxes = bench.die_boxes(rec["boxes"]) if rec.get("top_only") else rec["boxes"]
     found = look(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), _model(model), least=0.05, peak=0.05)
@@ -169,8 +168,7 @@ def _real_rows(a, run) -> tuple[list[list], dict[str, str]]:
         if fold is None or not faces_path(fold).is_file():
             sources[src] = "left out: no fold model (the committed model saw these photos)"
             continue
-        recs = bench.photo_records(Path(a.data), src)
-        recs += bench.photo_records(Path(a.data), "fisheye_crops") if src == "fisheye" else []
+        recs = bench.photo_records(Path(a.data), src) + bench.extra_crops(Path(a.data), src)
         per_photo = run(_photo_dets, [((r, str(fold)),) for r in recs], chunksize=4)
         n_crops = sum("face" in r for r in recs)
         what = " and ".join(f"{n} {kind}" for n, kind in ((len(recs) - n_crops, "photos"), (n_crops, "crops")) if n)
@@ -333,8 +331,7 @@ def main(argv: list[str] | None = None) -> int:
                      f"probability at which the upper 95% Wilson bound of wrong faces among dice passed ok is "
                      f"<= {a.max_rate:g}; on {a.scenes} rendered scenes ({p or 'default'} pool, seeds {SEED} up, {n_dice} dice, "
                      f"calibrated path, die size within {DIE_PX_JITTER:.0%})"
-                     + (" and real photos by their fold models (their single-die crops too)"
-                        if any(" detections (" in v for v in sources.values()) else ""))
+                     + (" and real photos by their fold models (their single-die crops too)" if rows else ""))
     out["model"] = model.name
     out["model_sha1"] = hashlib.sha1(model.read_bytes()).hexdigest()[:12]
     out["max_rate"] = a.max_rate

@@ -70,6 +70,10 @@ def test_crop_is_scored_by_the_die_nearest_its_centre() -> None:
     assert bench.score_crop([far], (120, 160), 4) == "refused"
     assert bench.score_crop([{**near, "value": 2}], (120, 160), 4) == "wrong"
     assert bench.score_crop([{**near, "status": "cocked"}], (120, 160), 4) == "refused"
+    img[10:50, 20:60] = 200  # the crop's own pixels lie in its box in the padded picture
+    same, ((x1, y1, x2, y2, face),) = bench.crop_in_border(img, 4)
+    assert np.array_equal(same, padded := bench.pad_crop(img)) and face == 4
+    assert np.array_equal(padded[y1:y2, x1:x2], img) and (x1, y1, x2, y2) == (40, 30, 120, 90)
 
 
 def _pb_varint(v: int) -> bytes:
