@@ -21,9 +21,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.bench import PIP_BOX
+from vision.bench import PIP_BOX, photo_records
 from vision.detector import DIE_MAX, DIE_MIN, STRIDE
-from vision.photolabels import fixed_boxes
 
 SOURCES = ("rune55", "webcam", "fisheye", "crops")
 BIG_SHARE = 0.2  # views in which the dice are larger than the net's range (a coarser pyramid level reads them)
@@ -45,10 +44,6 @@ class Sample:
     others: np.ndarray | None = None
 
 
-def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def _boxes_sample(img_path: Path, boxes: list, source: str, top_only: bool) -> Sample | None:
     g = cv2.imread(str(img_path), cv2.IMREAD_GRAYSCALE)
     if g is None:
@@ -65,22 +60,13 @@ def _boxes_sample(img_path: Path, boxes: list, source: str, top_only: bool) -> S
 
 
 def photo_samples(root: str | os.PathLike, source: str) -> list[Sample]:
-    """Every labelled photo of one source in the photo folder `root` (the labels' corrections applied:
-    vision.photolabels)."""
+    """Every labelled photo of one source in the photo folder `root`: its labels as vision.bench's
+    photo_records reads them (the corrections of vision.photolabels applied), or the single-die crops."""
     root = Path(root)
     out: list[Sample] = []
-    if source == "rune55":
-        for sub in (root, root / "oblique"):
-            lj = sub / "labels.jsonl"
-            if lj.exists():
-                for rec in _jsonl(lj):
-                    s = _boxes_sample(sub / rec["image"], fixed_boxes(source, rec["image"], rec["boxes"]), source, False)
-                    if s is not None:
-                        out.append(s)
-    elif source in ("webcam", "fisheye"):
-        for rec in _jsonl(root / source / "labels.jsonl"):
-            s = _boxes_sample(root / source / rec["image"], fixed_boxes(source, rec["image"], rec["boxes"]), source,
-                              source == "webcam")
+    if source in ("rune55", "webcam", "fisheye"):  # the labels as the bench reads them (corrections applied)
+        for rec in photo_records(root, source):
+            s = _boxes_sample(Path(rec["path"]), rec["boxes"], source, bool(rec.get("top_only")))
             if s is not None:
                 out.append(s)
     elif source == "crops":
