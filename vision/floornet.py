@@ -18,9 +18,9 @@ MODEL = Path(__file__).with_name("model") / "floor.onnx"
 #: a cell is floor when its probability reaches this
 FLOOR_P = 0.5
 #: a probability between this and 1 - this is a cell the net is unsure of; a frame with more than
-#: SURE_MAX of them (more than on any of the renders it was checked on: it has not seen the like)
-#: is one where its floor is not used (vision.tray.find_floor)
-UNSURE, SURE_MAX = 0.1, 0.08
+#: SURE_MAX of them (more than on any of the tuning renders it was checked on, at most 0.084 there:
+#: it has not seen the like) is one where its floor is not used (vision.tray.find_floor)
+UNSURE, SURE_MAX = 0.1, 0.085
 #: a probability under this (or over 1 - this) is a cell the net is sure of (sure_against)
 SURE = 0.02
 

@@ -238,3 +238,26 @@ def test_the_recipe_trains_only_folds_for_a_detector_that_is_there(tmp_path, cap
             recipe.main(["--data", str(DATA), "--work", str(tmp_path / "work")] + argv)
         assert e.value.code == 2 and says in capsys.readouterr().err
     assert not (tmp_path / "work").exists()  # nothing rendered before the arguments were checked
+
+
+def test_things_on_the_floor_mark_the_floor_and_leave_the_far_table():
+    """Training's things lying on the floor: they change the floor's pixels (over many draws, most of
+    its area), never a pixel far from it, and a frame with no floor comes back as it was."""
+    from vision.train.floor import things_on_floor
+
+    h, w = 240, 960
+    img = np.full((h, w, 3), 90, np.uint8)
+    img[60:180, 80:240] = (40, 120, 40)  # a green floor on a grey table
+    m = np.zeros((h, w), np.uint8)
+    m[60:180, 80:240] = 255
+    rng = np.random.default_rng(0)
+    touched = np.zeros((h, w), bool)
+    for _ in range(40):
+        out = things_on_floor(img, m, rng)
+        assert out.shape == img.shape and out.dtype == np.uint8
+        touched |= np.any(out != img, axis=2)
+    assert touched[m > 0].mean() > 0.5
+    reach = int(0.3 * min(h, w) * 2.0) + 2  # a thing's radius, its soft edge blurred by up to 4 sigma
+    far = cv2.dilate(m, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)) == 0
+    assert far.any() and not touched[far].any()
+    assert np.array_equal(things_on_floor(img, np.zeros_like(m), rng), img)

@@ -11,9 +11,10 @@ encoder-decoder CNN (vision.floornet) trained on renders whose true floor the re
   seeds the thresholds or the benches use).
 
 Each is stored once at the net's input size (BGR PNG and the floor's mask PNG) by `render_floors`.
-Training crops a part of the frame now and then (a floor that runs off the frame), flips it, and
-changes light, colour, grey, noise and blur; the loss is binary cross-entropy plus a soft
-IoU loss. Export: opset 12, BatchNorm folded, Conv/ReLU/Add/nearest Resize only (OpenCV 4.6's dnn).
+Training paints things lying on the floor into half the views (`things_on_floor`: stains, shadows,
+smudges, the mask unchanged, so the net learns that the floor runs on under them), crops a part of
+the frame now and then (a floor that runs off the frame), flips it, and changes light, colour,
+grey, noise and blur; the loss is binary cross-entropy plus a soft IoU loss. Export: opset 12, BatchNorm folded, Conv/ReLU/Add/nearest Resize only (OpenCV 4.6's dnn).
 """
 
 from __future__ import annotations
@@ -100,9 +101,61 @@ def load(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(xs), np.stack(ys)
 
 
-def augment(img: np.ndarray, m: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One training view: a crop now and then, flips, light, colour, grey, blur, noise."""
+THINGS = 0.5  # the share of training views with things lying on the floor (things_on_floor)
+
+
+def things_on_floor(img: np.ndarray, m: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """`img` with one to four things lying on the floor, the mask unchanged (the floor runs on under
+    them): blobs and shadows, soft-edged or sharp, some over the floor's edge, coloured like the
+    rim or table around the floor, like another part of the frame, a flat colour, or a shade of
+    the floor itself. What a real empty tray may hold: stains, a cast shadow, a hand's or a cup's
+    shadow, a die left lying, a smudge where something was painted out."""
     h, w = m.shape
+    inside = np.flatnonzero(m.ravel() > 127)
+    outside = np.flatnonzero(m.ravel() <= 127)
+    if inside.size == 0:
+        return img
+    edge = np.flatnonzero((cv2.morphologyEx(m, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0).ravel())
+    out = img.astype(np.float32)
+    flat = img.reshape(-1, 3)
+    for _ in range(int(rng.integers(1, 5))):
+        pool = edge if edge.size and rng.random() < 0.3 else inside
+        cy, cx = divmod(int(pool[rng.integers(pool.size)]), w)
+        r = rng.uniform(0.03, 0.3) * min(h, w)
+        blob = np.zeros((h, w), np.uint8)
+        if rng.random() < 0.5:
+            cv2.ellipse(blob, (cx, cy), (max(1, int(r)), max(1, int(r * rng.uniform(0.3, 1.0)))),
+                        float(rng.uniform(0, 180)), 0, 360, 255, -1, cv2.LINE_AA)
+        else:
+            a = np.sort(rng.uniform(0, 2 * np.pi, int(rng.integers(3, 8))))
+            rr = r * rng.uniform(0.4, 1.0, a.size)
+            pts = np.c_[cx + rr * np.cos(a), cy + rr * np.sin(a)].astype(np.int32)
+            cv2.fillPoly(blob, [pts], 255, cv2.LINE_AA)
+        alpha = blob.astype(np.float32) / 255.0
+        soft = rng.uniform(0.0, 0.25) * r
+        if soft >= 0.5:
+            alpha = cv2.GaussianBlur(alpha, (0, 0), soft)
+        alpha = (alpha * rng.uniform(0.5, 1.0))[:, :, None]
+        kind = rng.random()
+        if kind < 0.3:  # a shadow: the same, darker
+            paint = out * rng.uniform(0.3, 0.8)
+        elif kind < 0.55 and outside.size:  # the colour around the floor (a rim or table smudge)
+            paint = np.broadcast_to(flat[outside[rng.integers(outside.size)]].astype(np.float32), out.shape)
+        elif kind < 0.8:  # another part of the frame
+            dy, dx = int(rng.integers(-h // 2, h // 2 + 1)), int(rng.integers(-w // 2, w // 2 + 1))
+            paint = np.roll(out, (dy, dx), axis=(0, 1))
+        else:  # a flat colour
+            paint = np.broadcast_to(rng.uniform(0, 255, 3).astype(np.float32), out.shape)
+        out = out * (1.0 - alpha) + paint * alpha
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def augment(img: np.ndarray, m: np.ndarray, rng: np.random.Generator, things: float = THINGS) -> tuple[np.ndarray, np.ndarray]:
+    """One training view: a crop now and then, things on the floor, flips, light, colour, grey, blur,
+    noise."""
+    h, w = m.shape
+    if rng.random() < things:
+        img = things_on_floor(img, m, rng)
     if rng.random() < 0.3:  # a part of the frame: the floor runs off it
         s = rng.uniform(0.6, 0.95)
         cw, ch = int(w * s), int(h * s)
@@ -152,7 +205,7 @@ def train(args) -> dict:
     net.train()
     for step in range(1, args.steps + 1):
         idx = rng.integers(0, len(X), args.batch)
-        views = [augment(X[i], Y[i], rng) for i in idx]
+        views = [augment(X[i], Y[i], rng, args.things) for i in idx]
         x = torch.from_numpy(np.stack([v[0] for v in views]).transpose(0, 3, 1, 2).copy())
         y = torch.from_numpy(np.stack([v[1] for v in views])[:, None].copy())
         logit = net(x)
@@ -174,7 +227,7 @@ def train(args) -> dict:
     export(net, out)
     info = {"steps": args.steps, "seed": args.seed, "batch": args.batch, "lr": args.lr, "images": int(len(X)),
             "renders": [Path(f).name for f in args.renders.split(",")], "seconds": round(time.time() - t0),
-            "final_loss": round(run, 4)}
+            "final_loss": round(run, 4), "things": args.things}
     out.with_suffix(".train.json").write_text(json.dumps(info, indent=1) + "\n")
     print(f"wrote {out} ({out.stat().st_size // 1024} KiB)")
     return info
@@ -193,6 +246,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1, help="processes that render")
+    ap.add_argument("--things", type=float, default=THINGS, help="share of views with things on the floor")
     ap.add_argument("--limit", type=int, default=0, help="use at most this many frames (smoke tests)")
     ap.add_argument("--log-every", type=int, default=100)
     return ap
