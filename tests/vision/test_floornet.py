@@ -123,4 +123,3 @@ def test_a_smudge_over_the_floors_edge_is_floor():
     size = (img.shape[1], img.shape[0])
     assert tray.iou(tray._colour_floor(img), truth, size) < 0.9
     assert tray.iou(tray.find_floor(img), truth, size) >= 0.95
-

@@ -14,7 +14,8 @@ Each is stored once at the net's input size (BGR PNG and the floor's mask PNG) b
 Training paints things lying on the floor into half the views (`things_on_floor`: stains, shadows,
 smudges, the mask unchanged, so the net learns that the floor runs on under them), crops a part of
 the frame now and then (a floor that runs off the frame), flips it, and changes light, colour,
-grey, noise and blur; the loss is binary cross-entropy plus a soft IoU loss. Export: opset 12, BatchNorm folded, Conv/ReLU/Add/nearest Resize only (OpenCV 4.6's dnn).
+grey, noise and blur; the loss is binary cross-entropy plus a soft IoU loss. Export: opset 12,
+BatchNorm folded, Conv/ReLU/Add/nearest Resize only (OpenCV 4.6's dnn).
 """
 
 from __future__ import annotations
@@ -151,8 +152,8 @@ def things_on_floor(img: np.ndarray, m: np.ndarray, rng: np.random.Generator) ->
 
 
 def augment(img: np.ndarray, m: np.ndarray, rng: np.random.Generator, things: float = THINGS) -> tuple[np.ndarray, np.ndarray]:
-    """One training view: a crop now and then, things on the floor, flips, light, colour, grey, blur,
-    noise."""
+    """One training view: things on the floor (a share `things` of the views), a crop now and then,
+    flips, light, colour, grey, blur, noise."""
     h, w = m.shape
     if rng.random() < things:
         img = things_on_floor(img, m, rng)
