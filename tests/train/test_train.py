@@ -145,6 +145,27 @@ def test_face_batches_are_normalised_and_hold_every_label(bank):
     assert torch.allclose(x.mean(dim=(1, 2, 3)), torch.zeros(256), atol=1e-3)  # each crop normalised
 
 
+def test_a_part_of_a_die_is_taught_as_no_die(renders):
+    """A part view is the die seen larger than it is and off its centre (as a detector's die of half
+    the size shows two rows of a six): it is not the plain view, and batches teach it "not a die"."""
+    from vision import faces
+    from vision.train import faces as FT
+
+    s = next(x for x in render_samples(renders) if len(x.dice))
+    x, y, side = s.dice[0, :3].astype(float)
+    w = FT.window(s.gray, x, y, side)[None]
+    whole = FT.views(torch, w, np.random.default_rng(0), [0.0], jitter=True, part=np.array([False]))[0, 0].numpy()
+    part = FT.views(torch, w, np.random.default_rng(0), [0.0], jitter=True, part=np.array([True]))[0, 0].numpy()
+    assert np.abs(whole - part).mean() > 0.02  # the same draws but for the part's size and place
+
+    bank = {"x": np.repeat(w, 400, 0), "turn": np.zeros(400), "y": np.full(400, 2, np.uint8)}
+    _, got = FT.batch(torch, bank, np.arange(400), np.random.default_rng(5), parts=FT.PART_SHARE)
+    share = float((got == faces.NOT_A_DIE).float().mean())
+    assert abs(share - FT.PART_SHARE) < 0.04 and set(got.tolist()) == {2, faces.NOT_A_DIE}
+    _, plain_y = FT.batch(torch, bank, np.arange(400), np.random.default_rng(5))
+    assert set(plain_y.tolist()) == {2}
+
+
 def test_a_fold_leaves_its_source_out_of_the_bank(bank):
     from vision.train.faces import without
 

@@ -15,7 +15,8 @@ Two steps, both reproducible from their seeds:
 2. **Training** (`train`): batches drawn from the bank by source and class shares, each window cut
    to the reader's CROP x CROP crop in PyTorch with a detector's errors (centre, size), any turn, a
    mirror, then light, blur, small-die, noise and inversion changes, normalised as the reader
-   normalises. AdamW with a one-cycle learning rate; the net is vision.train.model.FaceCNN.
+   normalises; with --parts some face windows are cut as a part of the die only and taught "not a
+   die". AdamW with a one-cycle learning rate; the net is vision.train.model.FaceCNN.
 
     python -m vision.train.faces --renders R1,R2 --data PHOTOS --detector vision/model/dice.onnx \\
         --bank /tmp/bank.npz --steps 12000 --out vision/model/dice.faces.onnx
@@ -49,6 +50,11 @@ NEG_SHARE = 0.16  # share of "not a die" in a batch
 UNREADABLE_SHARE = 0.14  # share of "not readable" (rendered) in a batch
 JITTER_XY, JITTER_SIZE = 0.07, 0.08  # a detector's error, in top-face sides and relative (one sigma)
 TURN_JITTER, TURN_ANY = 12.0, 0.1  # degrees off the turn toward the centre (one sigma); share of any turn
+#: a part of a die taken for a die (a detector's die a half to two thirds the size, centred off the
+#: die: two rows of a six look like a four): with --parts, PART_SHARE of the face windows of a batch
+#: are cut so, PART_ZOOM times the die's size and PART_OFF top-face sides off its centre, and taught
+#: "not a die"
+PART_SHARE, PART_ZOOM, PART_OFF = 0.06, (0.4, 0.65), (0.2, 0.35)
 KINDS = ("die", "detector_false", "background", "pip", "off_centre", "distractor")
 BANK_VERSION = 3  # raise it when what goes into the bank changes (a cached bank is then rebuilt)
 #: render conditions whose "not readable" dice are not taught: a hand over a die, a glare, a camera
@@ -288,11 +294,12 @@ class Sampler:
         return idx
 
 
-def views(torch, x, rng: np.random.Generator, turn=None, jitter: bool = True):
+def views(torch, x, rng: np.random.Generator, turn=None, jitter: bool = True, part=None):
     """(N, 1, CROP, CROP) float views of (N, BASE, BASE) uint8 windows, values 0-1, each turned by its
     `turn` (degrees, as vision.faces.crop turns; NaN or None: any turn). With jitter: a detector's
     error (centre, size), the turn off by TURN_JITTER (any turn for TURN_ANY of them: a camera whose
-    centre is not above the tray) and a mirror across the crop's upright axis."""
+    centre is not above the tray) and a mirror across the crop's upright axis. `part` (N booleans,
+    with jitter): those views show a part of the die only (PART_ZOOM, PART_OFF)."""
     import torch.nn.functional as TF
 
     n = x.shape[0]
@@ -307,6 +314,11 @@ def views(torch, x, rng: np.random.Generator, turn=None, jitter: bool = True):
         size = np.exp(rng.normal(0, JITTER_SIZE, n))
         dx, dy = rng.normal(0, JITTER_XY, (2, n)) * (2.0 / BASE_CONTEXT)  # sides in the window's -1..1
         mirror = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+        if part is not None and np.any(part):
+            m = int(np.sum(part))
+            size[part] = rng.uniform(*PART_ZOOM, m)
+            a, r = rng.uniform(0, 2 * math.pi, m), rng.uniform(*PART_OFF, m) * (2.0 / BASE_CONTEXT)
+            dx[part], dy[part] = r * np.cos(a), r * np.sin(a)
     else:
         ang = np.where(free, 0.0, ang)
         size, dx, dy, mirror = np.ones(n), np.zeros(n), np.zeros(n), np.ones(n)
@@ -366,10 +378,17 @@ def normalise(torch, v):
     return (v - m) / sd
 
 
-def batch(torch, bank: dict[str, np.ndarray], idx: np.ndarray, rng: np.random.Generator, augment: bool = True):
-    v = views(torch, bank["x"][idx], rng, bank["turn"][idx], jitter=augment)
+def batch(torch, bank: dict[str, np.ndarray], idx: np.ndarray, rng: np.random.Generator, augment: bool = True,
+          parts: float = 0.0):
+    """Normalised views of bank windows and their classes; with augment, a `parts` share of the face
+    windows cut as a part of the die and taught "not a die"."""
+    y = bank["y"][idx].astype(np.int64)
+    part = (y < F.NOT_READABLE) & (rng.random(len(idx)) < parts) if augment and parts else None
+    v = views(torch, bank["x"][idx], rng, bank["turn"][idx], jitter=augment, part=part)
     v = photometric(torch, v, rng) if augment else (v * 255.0).round()
-    return normalise(torch, v), torch.from_numpy(bank["y"][idx].astype(np.int64))
+    if part is not None:
+        y = np.where(part, F.NOT_A_DIE, y)
+    return normalise(torch, v), torch.from_numpy(y)
 
 
 # --------------------------------------------------------------------------- training
@@ -402,7 +421,7 @@ def train(args) -> dict:
     t0 = time.time()
     run_loss, run_acc = 0.0, 0.0
     for step in range(1, args.steps + 1):
-        x, y = batch(torch, bank, sampler.draw(args.batch), rng)
+        x, y = batch(torch, bank, sampler.draw(args.batch), rng, parts=PART_SHARE if args.parts else 0.0)
         out = model(x)[:, :, 0, 0]
         loss = TF.cross_entropy(out, y)
         opt.zero_grad()
@@ -420,7 +439,8 @@ def train(args) -> dict:
     torch.save(model.state_dict(), out_path.with_suffix(".pt"))
     export_faces_onnx(model, str(out_path))
     info = {"steps": args.steps, "seed": args.seed, "batch": args.batch, "lr": args.lr,
-            "leave_out": args.leave_out, "init": Path(args.init).name if args.init else None,
+            "leave_out": args.leave_out, "parts": PART_SHARE if args.parts else 0.0,
+            "init": Path(args.init).name if args.init else None,
             "detector": Path(args.detector).name if args.detector else None,
             "data": counts, "not_readable": int((bank["y"] == F.NOT_READABLE).sum()),
             "not_a_die": int((bank["y"] == F.NOT_A_DIE).sum()), "seconds": round(time.time() - t0),
@@ -441,6 +461,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--leave-out", metavar="SRC[,SRC]", type=source_list,
                     help=f"train without these real sources (a fold model): {', '.join(SOURCES)}")
     ap.add_argument("--init", metavar="CKPT.pt", help="start from these weights")
+    ap.add_argument("--parts", action="store_true",
+                    help=f"teach parts of dice as \"not a die\" ({round(PART_SHARE * 100)}%% of the face windows)")
     ap.add_argument("--out", required=True, metavar="MODEL.onnx", help="where to write the model (and .pt, .train.json)")
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--batch", type=int, default=192)
