@@ -418,10 +418,11 @@ def train(args) -> dict:
     sampler = Sampler(bank, args.seed)
     rng = np.random.default_rng(args.seed + 1)
     model.train()
+    parts = PART_SHARE if args.parts else 0.0
     t0 = time.time()
     run_loss, run_acc = 0.0, 0.0
     for step in range(1, args.steps + 1):
-        x, y = batch(torch, bank, sampler.draw(args.batch), rng, parts=PART_SHARE if args.parts else 0.0)
+        x, y = batch(torch, bank, sampler.draw(args.batch), rng, parts=parts)
         out = model(x)[:, :, 0, 0]
         loss = TF.cross_entropy(out, y)
         opt.zero_grad()
@@ -439,7 +440,7 @@ def train(args) -> dict:
     torch.save(model.state_dict(), out_path.with_suffix(".pt"))
     export_faces_onnx(model, str(out_path))
     info = {"steps": args.steps, "seed": args.seed, "batch": args.batch, "lr": args.lr,
-            "leave_out": args.leave_out, "parts": PART_SHARE if args.parts else 0.0,
+            "leave_out": args.leave_out, "parts": parts,
             "init": Path(args.init).name if args.init else None,
             "detector": Path(args.detector).name if args.detector else None,
             "data": counts, "not_readable": int((bank["y"] == F.NOT_READABLE).sum()),
