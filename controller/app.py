@@ -9,7 +9,8 @@ One input at a time (:meth:`App.step`):
 
 - THROW: wait until the tray is still (small frames, :mod:`vision.settle`), read
   still frames until two agree, then either "throw again" with the reason (no
-  throw used, LEDs blink, the screen says why) or the throw is checked, stored
+  throw used, LEDs blink, the screen says why and shows the dice it saw, left to
+  right, "?" for each it did not read) or the throw is checked, stored
   (on disk), applied and only then shown.
 - MENU / SCORE / NEXT / PREV: the menu - the legal boxes with their points
   (best first), declares (Special 8), read again, dice by hand, undo; with one
@@ -45,6 +46,15 @@ REASON_TEXT = {
     "unreadable": "a die cannot be read",
     "disagree": "the dice moved while reading",
 }
+
+
+def seen_dice(reading: Any) -> tuple[int | None, ...]:
+    """A reading's dice as the camera saw them, left to right in its picture: the face of each die it
+    read, None for each it did not (cocked, off the tray, in doubt). The screen shows them on a reroll,
+    so that the player finds the die in question by the pattern (reversed when the camera looks from
+    the other side of the tray)."""
+    ds = sorted(reading.dice, key=lambda d: (d.center[0], d.center[1]))
+    return tuple(d.value if d.status == "ok" and d.value is not None else None for d in ds)
 
 
 class Screen(Protocol):
@@ -150,6 +160,7 @@ class App:
         self.lang = lang
         self.advisor = advisor
         self.notice: str | None = None
+        self.seen: tuple[str | None, tuple[int | None, ...]] | None = None  # (the reroll notice, the dice seen)
         self.unsaved: str | None = None  # why the last write could not be saved (None: it was)
         self.menu: Menu | None = None
         self.manual: ManualEntry | None = None
@@ -194,7 +205,10 @@ class App:
             notice = f"By hand: {dice}   ({keys})"
             extras.append(("manual", " ".join(map(str, m.dice))))
         advice = self.advisor(v) if self.advisor and not v.finished else None
-        return replace(v, notice=notice, extras=tuple(extras), advice=advice or v.advice)
+        seen = None  # the dice of a reroll, while its notice is what the screen says
+        if self.menu is None and self.manual is None and self.seen is not None and self.seen[0] is self.notice:
+            seen = self.seen[1]
+        return replace(v, notice=notice, extras=tuple(extras), advice=advice or v.advice, seen=seen)
 
     def refresh(self) -> GameView:
         """LEDs and screen from the game as it stands (after the store has it)."""
@@ -476,7 +490,8 @@ class App:
             if reading is None:
                 return self._result("reroll", pressed_at, ("disagree",), frames=frames, blink=True)
             if reading.verdict != "ok":
-                return self._result("reroll", pressed_at, tuple(reading.reasons), frames=frames, blink=True)
+                return self._result("reroll", pressed_at, tuple(reading.reasons), frames=frames, blink=True,
+                                    seen=seen_dice(reading))
             event = {"throw": list(reading.values)}
             if again:
                 from vision.settle import same_dice
@@ -503,12 +518,14 @@ class App:
         notice: str | None = None,
         blink: bool = False,
         done: bool = False,
+        seen: tuple[int | None, ...] | None = None,
     ) -> ThrowResult:
         if not done:  # record()/replace_throw() have shown the screen already
             if outcome == "reroll":
                 why = ", ".join(REASON_TEXT.get(r, r) for r in reasons) or "the dice are unclear"
                 notice = f"Throw again: {why} (no throw used)"
             self.notice = notice
+            self.seen = (notice, seen) if seen is not None else None
             if blink:
                 self.panel.blink()
             self.refresh()
@@ -1442,7 +1459,8 @@ class TerminalScreen:
         notice = view.notice
         if (self.pads or self.live) and notice and notice != self._last_notice:
             if self.live or not menu:  # menu and dice-editor lines only when a person is at the keys
-                print(f"  [{view.players[view.current].name}] {notice}", file=self.out)
+                seen = "" if view.seen is None else f". {scoreboard.words(self.lang)['seen']}: {scoreboard.seen_text(view.seen)}"
+                print(f"  [{view.players[view.current].name}] {notice}{seen}", file=self.out)
         self._last_notice = notice
         if self.live:
             self.out.flush()

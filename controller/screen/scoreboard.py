@@ -86,28 +86,28 @@ WORDS = MappingProxyType(
              "bank": "Sparade", "winner": "Vinnare", "winners": "Vinnare", "over": "Spelet är slut",
              "throw": "Kasta!", "declared": "Deklarerat", "stop": "Stopp nu", "manual": "för hand",
              "extra": "Yatzybonus", "turn": "Tur", "leads": "leder", "page": "sida", "dice": "Tärningar",
-             "advice": "Råd", "options": "val"}
+             "advice": "Råd", "options": "val", "seen": "Sett"}
         ),
         "nb": MappingProxyType(
             {"sum": "Sum", "bonus": "Bonus", "total": "Total", "round": "Runde", "throws": "Kast igjen",
              "bank": "Spart", "winner": "Vinner", "winners": "Vinnere", "over": "Spillet er over",
              "throw": "Kast!", "declared": "Erklært", "stop": "Stopp nå", "manual": "for hånd",
              "extra": "Yatzybonus", "turn": "Tur", "leads": "leder", "page": "side", "dice": "Terninger",
-             "advice": "Råd", "options": "valg"}
+             "advice": "Råd", "options": "valg", "seen": "Sett"}
         ),
         "da": MappingProxyType(
             {"sum": "Sum", "bonus": "Bonus", "total": "Total", "round": "Runde", "throws": "Slag tilbage",
              "bank": "Gemte", "winner": "Vinder", "winners": "Vindere", "over": "Spillet er slut",
              "throw": "Slå!", "declared": "Meldt", "stop": "Stop nu", "manual": "i hånden",
              "extra": "Yatzybonus", "turn": "Tur", "leads": "fører", "page": "side", "dice": "Terninger",
-             "advice": "Råd", "options": "valg"}
+             "advice": "Råd", "options": "valg", "seen": "Set"}
         ),
         "en": MappingProxyType(
             {"sum": "Sum", "bonus": "Bonus", "total": "Total", "round": "Round", "throws": "Throws left",
              "bank": "Banked", "winner": "Winner", "winners": "Winners", "over": "Game over",
              "throw": "Throw!", "declared": "Declared", "stop": "Stop now", "manual": "by hand",
              "extra": "Yahtzee bonus", "turn": "Turn", "leads": "leads", "page": "page", "dice": "Dice",
-             "advice": "Advice", "options": "options"}
+             "advice": "Advice", "options": "options", "seen": "Seen"}
         ),
     }
 )
@@ -210,7 +210,8 @@ class RectItem:
 @dataclass(frozen=True)
 class DieItem:
     rect: Rect  # a square
-    value: int | None  # None: an empty place (before the first throw)
+    value: int | None  # None: an empty place (before the first throw), or a die the camera did not read
+    doubt: bool = False  # a die the camera saw but did not read (a reroll): drawn red with "?"
 
 
 @dataclass(frozen=True)
@@ -415,7 +416,7 @@ def _dice_grid(n: int, width: int, die: int) -> tuple[int, int]:
 def _choose_status(view: GameView, lang: str, W: int, H: int, side: float, px: int) -> tuple[Rect, int, int]:
     """The status rectangle (a right-hand panel ``side`` x W wide, or with side=0 a band on top),
     its die size and its max wrapped lines of advice."""
-    n = view.rules.dice
+    n = max(view.rules.dice, len(view.seen or ()))  # a reroll may show a die more than the game has
     if side:
         sw = int(round(W * side))
         inner = sw - 2 * _pad_x(px)
@@ -631,16 +632,18 @@ def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_
                 line(pl.name, MUTED, False, "standing", width=inner - tw - padx)
     else:
         # the dice
-        n = view.rules.dice
+        n = max(view.rules.dice, len(view.seen or ()))
         per_row, nrows = _dice_grid(n, inner, die)
         gap = max(2, die // 6)
         y += gap
-        faces: Sequence[int | None] = view.dice if view.dice is not None else [None] * n
+        # a reroll shows the dice the camera saw (left to right, "?" where it did not read one)
+        faces: Sequence[int | None] = (view.seen if view.seen is not None else
+                                       view.dice if view.dice is not None else [None] * n)
         for k, v in enumerate(faces):
             r, c = divmod(k, per_row)
             dx = x0 + padx + c * (die + gap)
             dy = y + r * (die + gap)
-            dice.append(DieItem((dx, dy, dx + die, dy + die), v))
+            dice.append(DieItem((dx, dy, dx + die, dy + die), v, view.seen is not None and v is None))
         rows_used = math.ceil(len(faces) / per_row) if len(faces) else nrows
         y += rows_used * (die + gap)
         if view.dice is None:
@@ -844,6 +847,10 @@ def draw_die(d: ImageDraw.ImageDraw, item: DieItem, origin: tuple[int, int]) -> 
     x0, y0, x1, y1 = x0 + ox, y0 + oy, x1 + ox - 1, y1 + oy - 1
     s = x1 - x0
     r = max(2, s // 6)
+    if item.doubt:
+        d.rounded_rectangle((x0, y0, x1, y1), r, fill=NOTICE_BG, outline=DIE, width=max(1, s // 16))
+        d.text(((x0 + x1) / 2, (y0 + y1) / 2), "?", fill=DIE, font=font(max(6, int(s * 0.7)), True), anchor="mm")
+        return
     if item.value is None:
         d.rounded_rectangle((x0, y0, x1, y1), r, outline=DIE_EMPTY, width=max(1, s // 16))
         return
@@ -894,6 +901,11 @@ def render(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv",
 # ----------------------------------------------------------------------- text view
 
 
+def seen_text(seen: Sequence[int | None]) -> str:
+    """The dice the camera saw on a reroll as text, left to right: "6 6 ? 1 6"."""
+    return " ".join("?" if v is None else str(v) for v in seen)
+
+
 def render_text(view: GameView, lang: str = "sv") -> str:
     """The same content as plain text: status lines, then the pad (``>`` marks the player to move,
     ``*`` the leader's total, ``[n]`` what an open box would score now)."""
@@ -907,6 +919,8 @@ def render_text(view: GameView, lang: str = "sv") -> str:
         out.append(f"{W['turn']}: {view.player.name} · {info['round']} · " + " · ".join(info["throws"]))  # type: ignore[arg-type]
         dice = " ".join(str(v) for v in view.dice) if view.dice is not None else "-"
         out.append(f"{W['dice']}: {dice}")
+        if view.seen is not None:
+            out.append(f"{W['seen']}: {seen_text(view.seen)}")
         for e in info["extra"]:  # type: ignore[union-attr]
             out.append(str(e))
     if view.notice:

@@ -122,6 +122,37 @@ def test_a_few_turns_leds_follow_the_game(tmp_path):
             assert pad[rs.box_index(box)] == rs.score(faces)[box]
 
 
+def test_the_dice_seen_run_left_to_right_with_none_for_a_die_not_read():
+    from vision.reader import DieReading, Reading
+
+    dice = (DieReading(5, (300.0, 40.0)), DieReading(None, (100.0, 90.0), "cocked"), DieReading(2, (200.0, 10.0)),
+            DieReading(4, (30.0, 200.0), "unreadable"), DieReading(6, (400.0, 5.0), "off_tray"))
+    assert A.seen_dice(Reading(dice, "reroll", ("cocked", "off_tray", "unreadable"))) == (None, None, 2, 5, None)
+
+
+def test_a_reroll_shows_the_dice_seen_until_the_screen_says_something_else(tmp_path):
+    import io
+
+    with rig(tmp_path, seed=2, cocked=1.0) as r:
+        r.app.refresh()
+        throw_and_press(r)
+        assert r.app.last_result.outcome == "reroll" and r.app.game.dice is None
+        v = r.app.screen.views[-1]
+        assert v.seen is not None and 0 < len(v.seen) <= r.app.game.rules.dice
+        assert None in v.seen or "missing" in r.app.last_result.reasons  # the cocked die: seen, not read
+        assert all(x is None or 1 <= x <= 6 for x in v.seen)
+        out = io.StringIO()
+        A.TerminalScreen("en", out).show(v)
+        assert "Seen: " + " ".join("?" if x is None else str(x) for x in v.seen) in out.getvalue()
+        press(r, 1.0)  # a hold opens the menu: it is not the reroll any more
+        assert r.app.menu is not None and r.app.screen.views[-1].seen is None
+        r.app.menu = None
+        assert r.app.view().seen == v.seen  # back to the reroll's notice
+        r.app.notice = "something else"
+        assert r.app.view().seen is None
+        assert r.store.events(r.app.game_id) == []  # nothing of it is stored
+
+
 @pytest.mark.parametrize("cocked, off, reason", [(1.0, 0.0, "cocked"), (0.0, 1.0, "off_tray")])
 def test_cocked_or_off_tray_throw_uses_no_throw_and_blinks(tmp_path, cocked, off, reason):
     with rig(tmp_path, seed=2, cocked=cocked, off=off) as r:

@@ -384,3 +384,27 @@ def test_a_menu_does_not_look_like_throw_again():
     assert not any(r.fill == sb.NOTICE_BG for r in menu.rects)
     assert any(r.role == "menu_frame" and r.outline for r in menu.rects)
     assert [t for t in menu.texts if t.role == "menu"] and all(not t.bold for t in menu.texts if t.role == "menu")
+
+
+@pytest.mark.parametrize("rname,size,seen", [("yatzy", (480, 320), (6, None, 3, 5, 5)),
+                                             ("special8", (320, 480), (6, 6, None, 1, 6, None, 2, 5)),
+                                             ("maxi", (800, 480), (None, 2, 2, 4, 6, 1, 3)),  # a die too many
+                                             ("special8", (480, 320), (1, 2, None, 3, 4, 5, 6, 6, None))])
+def test_a_reroll_shows_the_dice_seen_with_a_question_mark_where_one_was_not_read(rname, size, seen):
+    v = replace(view_of(rname, 2), notice="Throw again: a die cannot be read (no throw used)", seen=seen)
+    lay = check_screen(v, size, "en")
+    assert [d.value for d in lay.dice] == list(seen)  # the dice seen, in their order, not the game's dice
+    assert [d.doubt for d in lay.dice] == [s is None for s in seen]
+    img = sb.render(v, size, "en")
+    for d in lay.dice:
+        x0, y0, x1, y1 = d.rect
+        face = img[y0:y1, x0:x1].reshape(-1, 3)
+        red = np.mean(np.all(face == sb.NOTICE_BG, axis=1))
+        if d.doubt:  # a red die with a light "?" on it, no pips
+            assert red > 0.4 and np.any(np.all(face == sb.DIE, axis=1)) and not np.any(np.all(face == sb.PIP, axis=1))
+        else:
+            assert red == 0
+    assert "Seen: " + " ".join("?" if s is None else str(s) for s in seen) in sb.render_text(v, "en")
+    plain = sb.layout(replace(v, seen=None), size, "en")  # without it: the game's own dice, no red die
+    assert [d.value for d in plain.dice] == list(v.dice) and not any(d.doubt for d in plain.dice)
+    assert "Seen:" not in sb.render_text(replace(v, seen=None), "en")
