@@ -168,12 +168,13 @@ def test_own_set_has_the_bench_layout_on_other_seeds_and_lists_what_it_got_wrong
     assert capsys.readouterr().err.count("usage:") == 2
 
 
-def test_extra_scenes_only_when_the_bench_scenes_hold_too_few_dice() -> None:
-    todo, more = bench.scene_cases(2000, bench.MIN_DICE)
-    assert len(todo) == 2000 and sum(c.visible for c in todo) >= bench.MIN_DICE and more == []
-    todo, more = bench.scene_cases(40, 1000)
-    assert sum(c.visible for c in todo + more) >= 1000 and more[0].index == 40
-    assert sum(c.visible for c in todo + more[:-1]) < 1000  # no more than needed
+def test_further_scenes_continue_the_bench_scenes_and_cover_what_is_needed() -> None:
+    more = bench.next_cases(2000, 3000, 3.5)
+    assert [c.index for c in more] == list(range(2000, 2000 + len(more)))
+    assert more == bench.cases(2000 + len(more))[2000:]  # the same scenes on every run
+    assert 3000 <= 3.5 * len(more) <= 3000 * 1.06 + 3.5  # enough at that rate, about 5% over
+    assert len(bench.next_cases(40, 1, 3.0)) == 16  # never fewer than 16
+    assert len(bench.next_cases(40, 100, 0.0)) == 210  # a rate of 0 counts as 0.5 a scene
 
 
 def test_bench_refuses_a_photo_folder_that_is_not_there(tmp_path) -> None:
