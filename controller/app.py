@@ -35,18 +35,9 @@ from typing import Any, Callable, Protocol, Sequence
 
 from controller.game.game import MAX_PLAYERS, Game, GameError, Setup
 from controller.game.view import GameView
+from controller.language import SAYINGS, say
 from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
-
-REASON_TEXT = {
-    "cocked": "a die is cocked",
-    "off_tray": "a die is off the tray",
-    "missing": "a die is missing",
-    "extra": "too many dice",
-    "unreadable": "a die cannot be read",
-    "disagree": "the dice moved while reading",
-}
-
 
 def seen_dice(reading: Any) -> tuple[int | None, ...]:
     """A reading's dice as the camera saw them, left to right in its picture: the face of each die it
@@ -180,6 +171,10 @@ class App:
         self._reader = reader
 
     # ------------------------------------------------------------------ output
+    def say(self, key: str, **fill: object) -> str:
+        """A notice or menu item in the app's language (controller.language.SAYINGS)."""
+        return say(self.lang, key, **fill)
+
     @property
     def _keyboard(self) -> bool:
         """The panel is a keyboard: prompts name keys, not the button's press and hold."""
@@ -196,13 +191,13 @@ class App:
             extras += [("menu", item.label), ("menu_pos", f"{self.menu.cursor + 1}/{len(self.menu.items)}")]
             if item.kind == "score" and item.arg:
                 extras.append(("cursor", item.arg))
-            keys = "n: next, s: choose" if self._keyboard else "press: next, hold: choose"
+            keys = self.say("menu_keys_keyboard" if self._keyboard else "menu_keys")
             notice = f"> {item.label}   ({self.menu.cursor + 1}/{len(self.menu.items)}; {keys})"
         elif self.manual is not None:
             m = self.manual
             dice = " ".join(f"[{d}]" if i == m.cursor else str(d) for i, d in enumerate(m.dice))
-            keys = "1-6: the die, Enter: next" if self._keyboard else "press: +1, hold: next die"
-            notice = f"By hand: {dice}   ({keys})"
+            keys = self.say("by_hand_keys_keyboard" if self._keyboard else "by_hand_keys")
+            notice = f"{self.say('by_hand', dice=dice)}   ({keys})"
             extras.append(("manual", " ".join(map(str, m.dice))))
         advice = self.advisor(v) if self.advisor and not v.finished else None
         seen = None  # the dice of a reroll, while its notice is what the screen says
@@ -284,12 +279,12 @@ class App:
             return inp.action is Action.SHUTDOWN
         if inp.action is Action.SHUTDOWN:
             self._shutdown_asked = inp.t
-            self.notice = "Power off? Press the button within 10 s to confirm."
+            self.notice = self.say("power_off")
             self.refresh()
             return True
         asked, self._shutdown_asked = self._shutdown_asked, None
         if inp.action is Action.THROW and asked is not None and inp.t - asked <= 10.0:
-            self.notice = "Powering off..."
+            self.notice = self.say("powering_off")
             self.refresh()
             self.quit = True
             self.shutdown()
@@ -316,7 +311,7 @@ class App:
         self.last_reading = reading if "throw" in event else None
         self.notice = None
         if self.game.finished:  # the screen says "game over" and the winner; the notice only what to do
-            self.notice = "Press to start a new game." if not self._keyboard else "Space: a new game, q: quit."
+            self.notice = self.say("new_game_prompt_keyboard" if self._keyboard else "new_game_prompt")
         self.refresh()
         return True
 
@@ -338,7 +333,7 @@ class App:
                         log(f"{e}: trying again for {self.timing.save_retry_s:g} s")
                 if not e.retry or now >= deadline:
                     return self._not_saved(e)
-                self.notice = f"not saved yet: {e} - trying again"
+                self.notice = self.say("not_saved_yet", e=e)
                 self.screen.show(self.view())
                 self.watchdog()
                 self.clock.sleep(max(0.0, min(self.timing.save_retry_every_s, deadline - now)))
@@ -348,8 +343,8 @@ class App:
 
     def _not_saved(self, e: Exception) -> bool:
         self.unsaved = str(e)
-        self.notice = f"not saved: {e}"
-        log(self.notice)
+        self.notice = self.say("not_saved", e=e)
+        log(say("en", "not_saved", e=e))  # (the log is the operator's: English)
         self.refresh()
         return False
 
@@ -404,7 +399,7 @@ class App:
             except CameraError as e:
                 last = e
                 self.stats.camera_errors += 1
-                self.notice = f"camera: {e} - retrying"
+                self.notice = self.say("camera_retrying", e=e)
                 self.screen.show(self.view())
                 self.watchdog()
                 self.clock.sleep(self.timing.camera_retry_s)
@@ -476,17 +471,17 @@ class App:
         pressed_at = self.clock.now() if pressed_at is None else pressed_at
         again = again and self.last_reading is not None
         if not again and not self.game.can_throw:
-            why = "the game is over" if self.game.finished else "no throws left: hold the button to choose a box"
+            why = self.say("game_over" if self.game.finished else "no_throws_left")
             return self._result("refused", pressed_at, notice=why)
         self.panel.busy = True
         self._frame_wall = None
         try:
             try:
                 if not self.wait_still():
-                    return self._result("unsettled", pressed_at, notice="the tray does not keep still - try again")
+                    return self._result("unsettled", pressed_at, notice=self.say("unsettled"))
                 reading, frames = self.read_tray()
             except CameraError as e:
-                return self._result("camera", pressed_at, notice=f"camera not working: {e}. Press to try again, or enter the dice by hand (menu)")
+                return self._result("camera", pressed_at, notice=self.say("camera_failed", e=e))
             if reading is None:
                 return self._result("reroll", pressed_at, ("disagree",), frames=frames, blink=True)
             if reading.verdict != "ok":
@@ -498,11 +493,11 @@ class App:
 
                 if same_dice(self.last_reading, reading):
                     if tuple(reading.values) == tuple(self.game.dice or ()):
-                        return self._result("same", pressed_at, frames=frames, notice="read again: the same dice")
+                        return self._result("same", pressed_at, frames=frames, notice=self.say("same_dice"))
                     ok = self.replace_throw(event, reading)
                     return self._result("throw" if ok else "refused", pressed_at, values=reading.values, frames=frames, done=True)  # (record has shown the outcome)
                 if not self.game.can_throw:
-                    return self._result("refused", pressed_at, notice="the dice moved, and no throws are left")
+                    return self._result("refused", pressed_at, notice=self.say("moved_no_throws"))
             ok = self.record(event, reading)
             return self._result("throw" if ok else "refused", pressed_at, values=reading.values, frames=frames, done=True)  # (record has shown the outcome)
         finally:
@@ -522,8 +517,8 @@ class App:
     ) -> ThrowResult:
         if not done:  # record()/replace_throw() have shown the screen already
             if outcome == "reroll":
-                why = ", ".join(REASON_TEXT.get(r, r) for r in reasons) or "the dice are unclear"
-                notice = f"Throw again: {why} (no throw used)"
+                why = ", ".join(self.say(r) if r in SAYINGS else r for r in reasons) or self.say("unclear")
+                notice = self.say("throw_again", why=why)
             self.notice = notice
             self.seen = (notice, seen) if seen is not None else None
             if blink:
@@ -545,7 +540,7 @@ class App:
         if self.setup_menu:
             return self.setup_items()
         if g.finished:
-            items.append(MenuItem(f"New game: {self._setup_text()}", "new_game"))
+            items.append(MenuItem(self.say("new_game", setup=self._setup_text()), "new_game"))
         else:
             opts, extra = g.options()
             best = sorted(opts.items(), key=lambda kv: (-kv[1], rs.box_index(kv[0])))
@@ -553,32 +548,31 @@ class App:
                 items.append(MenuItem(f"{rs.box(box_id).label(self.lang)}: {pts}", "score", box_id))
             if not scores_only:
                 for box_id in g.declare_targets():
-                    items.append(MenuItem(f"Declare {rs.box(box_id).label(self.lang)}", "declare", box_id))
+                    items.append(MenuItem(self.say("declare", box=rs.box(box_id).label(self.lang)), "declare", box_id))
                 if self.last_reading is not None:
-                    items.append(MenuItem("Read again", "read_again"))
+                    items.append(MenuItem(self.say("read_again"), "read_again"))
                 if g.dice is not None:
-                    items.append(MenuItem("Correct the dice by hand", "manual_fix"))
+                    items.append(MenuItem(self.say("fix_by_hand"), "manual_fix"))
                 if g.can_throw:
-                    items.append(MenuItem("Enter a throw by hand", "manual_new"))
+                    items.append(MenuItem(self.say("throw_by_hand"), "manual_new"))
         if g.can_undo:
-            items.append(MenuItem("Undo", "undo"))
-        items.append(MenuItem("Another game (rules, players)", "setup"))
-        items.append(MenuItem("Back", "close"))
+            items.append(MenuItem(self.say("undo"), "undo"))
+        items.append(MenuItem(self.say("another_game"), "setup"))
+        items.append(MenuItem(self.say("back"), "close"))
         return items
 
     def _setup_text(self) -> str:
         rules, n = self.next_setup
-        return f"{rules}, {n} player{'s' if n != 1 else ''}"
+        return self.say("setup_one" if n == 1 else "setup_many", rules=rules, n=n)
 
     def setup_items(self) -> list[MenuItem]:
         """Choosing the next game on the device: rule set and number of players."""
         rules, n = self.next_setup
-        verb = "Start" if self.game.finished else "Give up this game and start"
         return [
-            MenuItem(f"{verb}: {self._setup_text()}", "new_game"),
-            MenuItem(f"Rules: {rules} (pick to change)", "setup_rules"),
-            MenuItem(f"Players: {n} (pick to change)", "setup_players"),
-            MenuItem("Back", "close"),
+            MenuItem(self.say("start" if self.game.finished else "give_up_and_start", setup=self._setup_text()), "new_game"),
+            MenuItem(self.say("pick_rules", rules=rules), "setup_rules"),
+            MenuItem(self.say("pick_players", n=n), "setup_players"),
+            MenuItem(self.say("back"), "close"),
         ]
 
     def open_menu(self, scores_only: bool = False) -> None:
@@ -1285,7 +1279,7 @@ def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None, cal
     notifier = Notifier.from_env()
     dog = Watchdog(notifier, watchdog_interval())
     try:
-        source = _retry_open(open_camera, screen, clock, game, dog)
+        source = _retry_open(open_camera, screen, clock, game, dog, lang)
     except KeyboardInterrupt:
         panel.close()
         return 130
@@ -1328,14 +1322,15 @@ def open_game(
     return Game(setup), store.new_game(setup)
 
 
-def _retry_open(open_camera: Callable[[], FrameSource], screen: Screen, clock: Any, game: Game, dog: Any) -> FrameSource:
+def _retry_open(open_camera: Callable[[], FrameSource], screen: Screen, clock: Any, game: Game, dog: Any,
+                lang: str = "en") -> FrameSource:
     """Open the camera, showing the error and retrying every few seconds until it works."""
     while True:
         try:
             return open_camera()
         except CameraError as e:
             log(f"camera: {e}")
-            screen.show(replace(game.view(), notice=f"camera not working: {e} - retrying"))
+            screen.show(replace(game.view(), notice=say(lang, "camera_down", e=e)))
             dog.feed(clock.now())
             clock.sleep(3.0)
 

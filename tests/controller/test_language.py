@@ -58,3 +58,51 @@ def test_demo_share_out_of_range_is_one_line():
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and r.stdout == ""
         assert len(r.stderr.strip().splitlines()) == 1 and flag in r.stderr
+
+
+def test_every_saying_is_there_in_every_language_with_the_same_blanks():
+    import string
+
+    from controller.game.rules import LANGUAGES
+    from controller.language import SAYINGS
+
+    for key, words in SAYINGS.items():
+        assert set(words) == set(LANGUAGES), key
+        blanks = {lang: sorted(f for _, f, _, _ in string.Formatter().parse(t) if f) for lang, t in words.items()}
+        assert all(b == blanks["en"] for b in blanks.values()), (key, blanks)
+        assert all(t.strip() for t in words.values())
+        if key not in ("start", "undo"):  # (a word two languages share)
+            assert len(set(words.values())) >= 3, (key, words)  # not English left in place
+
+
+@pytest.mark.parametrize("lang, again, back", [("sv", "Kasta igen: en tärning ligger snett", "Tillbaka"),
+                                               ("nb", "Kast igjen: en terning ligger skjevt", "Tilbake"),
+                                               ("da", "Slå igen: en terning ligger skævt", "Tilbage"),
+                                               ("en", "Throw again: a die is cocked", "Back")])
+def test_the_appliance_speaks_the_players_language(tmp_path, lang, again, back):
+    from controller import app as A
+    from hardware.camera import ManualClock
+    from controller.game.rules import LANGUAGES
+    from controller.language import say
+
+    shown = []
+
+    class Screen:
+        def show(self, view):
+            shown.append(view)
+
+    with A.simulated_rig("yatzy", 2, seed=2, db_path=str(tmp_path / "g.db"), screen=Screen(), clock=ManualClock(),
+                         gpio=False, cocked_rate=1.0, off_rate=0.0, lang=lang) as r:
+        r.source.throw()
+        r.app.throw()
+        reasons = r.app.last_result.reasons
+        assert r.app.last_result.outcome == "reroll" and reasons[0] == "cocked"
+        assert shown[-1].notice.startswith(again)
+        assert shown[-1].notice == say(lang, "throw_again", why=", ".join(say(lang, x) for x in reasons))
+        r.app.open_menu()
+        labels = [m.label for m in r.app.menu.items]
+        assert labels[-1] == back and say(lang, "another_game") in labels
+        assert any(v.notice and v.notice.startswith("> ") for v in [r.app.view()])
+        others = [la for la in LANGUAGES if la != lang]
+        english_only = {say(o, k) for o in others for k in ("back", "another_game", "undo")} - {say(lang, k) for k in ("back", "another_game", "undo")}
+        assert not english_only & set(labels)  # no other language's words in the menu
