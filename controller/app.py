@@ -39,6 +39,11 @@ from controller.language import SAYINGS, say
 from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
 
+def face(d: int | None) -> str:
+    """A die's face as text: "?" for one not known."""
+    return "?" if d is None else str(d)
+
+
 def seen_dice(reading: Any) -> tuple[int | None, ...]:
     """A reading's dice as the camera saw them, left to right in its picture: the face of each die it
     read, None for each it did not (cocked, off the tray, in doubt). The screen shows them on a reroll,
@@ -87,7 +92,7 @@ class Menu:
 
 @dataclass
 class ManualEntry:
-    dice: list[int]
+    dice: list[int | None]  # None: a die still to be set (one the camera did not read)
     replace_last: bool  # True: correct the last throw; False: a new throw
     cursor: int = 0
 
@@ -195,15 +200,17 @@ class App:
             notice = f"> {item.label}   ({self.menu.cursor + 1}/{len(self.menu.items)}; {keys})"
         elif self.manual is not None:
             m = self.manual
-            dice = " ".join(f"[{d}]" if i == m.cursor else str(d) for i, d in enumerate(m.dice))
+            dice = " ".join(f"[{face(d)}]" if i == m.cursor else face(d) for i, d in enumerate(m.dice))
             keys = self.say("by_hand_keys_keyboard" if self._keyboard else "by_hand_keys")
             notice = f"{self.say('by_hand', dice=dice)}   ({keys})"
-            extras.append(("manual", " ".join(map(str, m.dice))))
+            extras.append(("manual", " ".join(map(face, m.dice))))
         advice = self.advisor(v) if self.advisor and not v.finished else None
-        seen = None  # the dice of a reroll, while its notice is what the screen says
-        if self.menu is None and self.manual is None and self.seen is not None and self.seen[0] is self.notice:
-            seen = self.seen[1]
+        seen = self.seen_now() if self.menu is None and self.manual is None else None
         return replace(v, notice=notice, extras=tuple(extras), advice=advice or v.advice, seen=seen)
+
+    def seen_now(self) -> tuple[int | None, ...] | None:
+        """The dice the camera saw on the last reroll, while its notice is what the screen says."""
+        return self.seen[1] if self.seen is not None and self.seen[0] is self.notice else None
 
     def refresh(self) -> GameView:
         """LEDs and screen from the game as it stands (after the store has it)."""
@@ -640,10 +647,18 @@ class App:
 
     # ------------------------------------------------------------------ dice by hand
     def start_manual(self, replace_last: bool) -> None:
+        """Dice by hand: a correction starts from the last throw's faces; a new throw right after a
+        reroll from the faces the camera read (left to right, "?" for each die still to be set), else
+        from the last throw's or ones."""
         n = self.game.rules.dice
-        dice = list(self.game.dice or (1,) * n)
         if replace_last and self.game.dice is None:
             replace_last = False
+        seen = self.seen_now()
+        dice: list[int | None]
+        if not replace_last and seen is not None and len(seen) == n:
+            dice = list(seen)
+        else:
+            dice = list(self.game.dice or (1,) * n)
         self.manual = ManualEntry(dice, replace_last)
         self.refresh()
 
@@ -652,10 +667,11 @@ class App:
         assert m is not None
         a = inp.action
         done = False
+        d = m.dice[m.cursor]
         if a in (Action.THROW, Action.NEXT):
-            m.dice[m.cursor] = m.dice[m.cursor] % 6 + 1
+            m.dice[m.cursor] = 1 if d is None else d % 6 + 1
         elif a is Action.PREV:
-            m.dice[m.cursor] = (m.dice[m.cursor] - 2) % 6 + 1
+            m.dice[m.cursor] = 6 if d is None else (d - 2) % 6 + 1
         elif a is Action.DIGIT and inp.value is not None:
             m.dice[m.cursor] = int(inp.value)
             done = m.cursor == len(m.dice) - 1
@@ -667,11 +683,13 @@ class App:
             self.manual = None
             self.refresh()
             return
+        if done and None in m.dice:  # a die not set yet: back to it
+            m.cursor, done = m.dice.index(None), False
         if not done:
             self.refresh()
             return
         self.manual = None
-        event = {"throw": sorted(m.dice), "manual": True}
+        event = {"throw": sorted(d for d in m.dice if d is not None), "manual": True}
         if m.replace_last:
             self.replace_throw(event)
         else:
@@ -899,7 +917,7 @@ class SimPlayer:
         if app.manual is not None:  # entering dice by hand: +1 until right, then on to the next die
             m = app.manual
             target = self.manual_target or m.dice
-            if m.dice[m.cursor] != target[m.cursor]:
+            if m.dice[m.cursor] != (target[m.cursor] or 1):  # (a die to be set and no face in mind: a one)
                 self._short("throw") if self.one_button else self._short("next")
             else:
                 self._hold("throw") if self.one_button else self._short("score")

@@ -153,6 +153,49 @@ def test_a_reroll_shows_the_dice_seen_until_the_screen_says_something_else(tmp_p
         assert r.store.events(r.app.game_id) == []  # nothing of it is stored
 
 
+def test_a_throw_by_hand_after_a_reroll_starts_from_the_faces_read_and_asks_for_the_others(tmp_path):
+    from hardware.panel import Action
+
+    with rig(tmp_path, seed=2, cocked=1.0) as r:
+        app = r.app
+        n = app.game.rules.dice
+        for _ in range(8):  # until a reroll that saw every die, one or more of them not read
+            throw_and_press(r)
+            seen = app.view().seen
+            if seen is not None and len(seen) == n and None in seen and any(seen):
+                break
+        else:
+            pytest.fail("no reroll that saw every die")
+        app.open_menu()
+        item = next(i for i in app.menu.items if i.kind == "manual_new")
+        app.menu = None  # (as choosing it does)
+        app.pick(item)
+        assert app.manual is not None and app.manual.dice == list(seen) and app.manual.cursor == 0
+        assert "?" in app.view().notice  # the dice still to be set are shown as "?"
+        holes = [i for i, d in enumerate(seen) if d is None]
+
+        def put(action):
+            app.panel.put(action)
+            while app.panel.pending():
+                app.step(0)
+
+        for _ in range(n):  # "next die" through them all without setting any: back to the first unset
+            put(Action.MENU)
+        assert app.manual is not None and app.manual.cursor == holes[0]
+        assert r.store.events(app.game_id) == []
+        for i in holes:  # each set to a three, then on
+            app.manual.cursor = i
+            for _ in range(3):
+                put(Action.NEXT)
+            assert app.manual.dice[i] == 3
+        app.manual.cursor = n - 1
+        put(Action.MENU)
+        assert app.manual is None
+        ev = r.store.events(app.game_id)
+        want = sorted([3 if d is None else d for d in seen])
+        assert ev[-1]["event"] == {"throw": want, "manual": True} and tuple(sorted(app.game.dice)) == tuple(want)
+
+
 @pytest.mark.parametrize("cocked, off, reason", [(1.0, 0.0, "cocked"), (0.0, 1.0, "off_tray")])
 def test_cocked_or_off_tray_throw_uses_no_throw_and_blinks(tmp_path, cocked, off, reason):
     with rig(tmp_path, seed=2, cocked=cocked, off=off) as r:
