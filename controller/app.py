@@ -39,6 +39,21 @@ from controller.language import SAYINGS, say
 from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
 
+def around(start: Sequence[int | None], faces: Sequence[int]) -> list[int]:
+    """``faces`` in the order that changes the fewest dice of ``start``: the faces ``start`` already has
+    kept in place, the rest in the other places (the order a person entering the dice would want)."""
+    from collections import Counter
+
+    left = Counter(faces)
+    out: list[int | None] = []
+    for d in start:
+        keep = d is not None and left[d] > 0
+        left[d] -= keep
+        out.append(d if keep else None)
+    rest = sorted(left.elements())
+    return [d if d is not None else rest.pop(0) for d in out]
+
+
 def face(d: int | None) -> str:
     """A die's face as text: "?" for one not known."""
     return "?" if d is None else str(d)
@@ -853,6 +868,7 @@ class SimPlayer:
         self.advisor = advisor
         self.target: MenuItem | None = None
         self.manual_target: list[int] | None = None
+        self._planned: ManualEntry | None = None  # the entry manual_target was put in its order for
         self.scored: list[tuple[int, str, tuple[int, ...]]] = []  # (player, box, the faces really on the tray)
         self._handled: ThrowResult | None = None
         self._rethrow_next = False
@@ -909,6 +925,7 @@ class SimPlayer:
         """Open the menu (hold THROW) aiming at the item of ``kind``."""
         self.target = MenuItem("", kind, None)
         self.manual_target = list(manual) if manual is not None else None
+        self._planned = None
         self._hold("throw")
 
     def act(self) -> None:
@@ -916,6 +933,9 @@ class SimPlayer:
         app = self.app
         if app.manual is not None:  # entering dice by hand: +1 until right, then on to the next die
             m = app.manual
+            if self.manual_target is not None and self._planned is not m and len(self.manual_target) == len(m.dice):
+                self.manual_target = around(m.dice, self.manual_target)  # a person keeps the faces already right
+                self._planned = m
             target = self.manual_target or m.dice
             if m.dice[m.cursor] != (target[m.cursor] or 1):  # (a die to be set and no face in mind: a one)
                 self._short("throw") if self.one_button else self._short("next")

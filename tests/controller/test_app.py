@@ -153,6 +153,19 @@ def test_a_reroll_shows_the_dice_seen_until_the_screen_says_something_else(tmp_p
         assert r.store.events(r.app.game_id) == []  # nothing of it is stored
 
 
+@pytest.mark.parametrize("start, faces, want", [([3, None, 5, 5, None], [1, 3, 5, 5, 6], [3, 1, 5, 5, 6]),
+                                                ([1, 1, 1, 1, 1], [2, 3, 4, 5, 6], [2, 3, 4, 5, 6]),
+                                                ([2, 2, None], [2, 4, 6], [2, 4, 6]),
+                                                ([6, None, 4], [4, 6, 6], [6, 6, 4])])
+def test_the_simulated_player_keeps_the_faces_already_right(start, faces, want):
+    from collections import Counter
+
+    got = A.around(start, faces)
+    assert got == want and sorted(got) == sorted(faces)
+    kept = sum((Counter(faces) & Counter(d for d in start if d is not None)).values())
+    assert sum(a != b for a, b in zip(got, start)) == len(start) - kept  # only the dice that must change
+
+
 def test_a_throw_by_hand_after_a_reroll_starts_from_the_faces_read_and_asks_for_the_others(tmp_path):
     from hardware.panel import Action
 
