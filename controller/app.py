@@ -218,9 +218,11 @@ class App:
             dice = " ".join(f"[{face(d)}]" if i == m.cursor else face(d) for i, d in enumerate(m.dice))
             keys = self.say("by_hand_keys_keyboard" if self._keyboard else "by_hand_keys")
             notice = f"{self.say('by_hand', dice=dice)}   ({keys})"
-            extras.append(("manual", " ".join(map(face, m.dice))))
+            extras += [("manual", " ".join(map(face, m.dice))), ("manual_cursor", str(m.cursor))]
         advice = self.advisor(v) if self.advisor and not v.finished else None
-        seen = self.seen_now() if self.menu is None and self.manual is None else None
+        seen = self.seen_now() if self.menu is None else None
+        if self.manual is not None:  # the dice row shows the dice as they are being entered
+            seen = tuple(self.manual.dice)
         return replace(v, notice=notice, extras=tuple(extras), advice=advice or v.advice, seen=seen)
 
     def seen_now(self) -> tuple[int | None, ...] | None:
@@ -1492,7 +1494,8 @@ class TerminalScreen:
         notice = view.notice
         if (self.pads or self.live) and notice and notice != self._last_notice:
             if self.live or not menu:  # menu and dice-editor lines only when a person is at the keys
-                seen = "" if view.seen is None else f". {scoreboard.words(self.lang)['seen']}: {scoreboard.seen_text(view.seen)}"
+                seen = "" if view.seen is None or "manual" in dict(view.extras) else \
+                    f". {scoreboard.words(self.lang)['seen']}: {scoreboard.seen_text(view.seen)}"
                 print(f"  [{view.players[view.current].name}] {notice}{seen}", file=self.out)
         self._last_notice = notice
         if self.live:

@@ -47,7 +47,7 @@ class GameView:
     banking: bool = True
     manual: bool = False  # the last dice were entered by hand
     notice: str | None = None  # e.g. "die off the tray - throw again" (set by the app)
-    seen: tuple[int | None, ...] | None = None  # a reroll: the dice the camera saw, left to right, None for a die it did not read (set by the app)
+    seen: tuple[int | None, ...] | None = None  # the dice row instead of `dice` (set by the app): a reroll's dice as the camera saw them, left to right, or the dice being entered by hand; None for a die not read / not set
     advice: str | None = None  # e.g. "keep 5 5 5, throw 3" (set by the app when the advisor is on)
     extras: tuple[tuple[str, str], ...] = field(default=())  # anything else the app wants logged
     # added by controller.game.game (issue 3); defaults keep older constructors working

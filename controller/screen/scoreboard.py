@@ -636,13 +636,19 @@ def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_
         per_row, nrows = _dice_grid(n, inner, die)
         gap = max(2, die // 6)
         y += gap
-        # a reroll shows the dice the camera saw (left to right, "?" where it did not read one)
+        # a reroll shows the dice the camera saw (left to right, "?" where it did not read one), an
+        # entry by hand the dice entered so far
         faces: Sequence[int | None] = (view.seen if view.seen is not None else
                                        view.dice if view.dice is not None else [None] * n)
+        cursor = dict(view.extras).get("manual_cursor")  # the die being set by hand: framed
         for k, v in enumerate(faces):
             r, c = divmod(k, per_row)
             dx = x0 + padx + c * (die + gap)
             dy = y + r * (die + gap)
+            if cursor is not None and str(k) == cursor:
+                f = max(1, gap // 2)
+                rects.append(RectItem((dx - f, dy - f, dx + die + f, dy + die + f), OPTION, "die_cursor",
+                                      radius=max(2, die // 6 + f), outline=f))
             dice.append(DieItem((dx, dy, dx + die, dy + die), v, view.seen is not None and v is None))
         rows_used = math.ceil(len(faces) / per_row) if len(faces) else nrows
         y += rows_used * (die + gap)
@@ -919,7 +925,7 @@ def render_text(view: GameView, lang: str = "sv") -> str:
         out.append(f"{W['turn']}: {view.player.name} · {info['round']} · " + " · ".join(info["throws"]))  # type: ignore[arg-type]
         dice = " ".join(str(v) for v in view.dice) if view.dice is not None else "-"
         out.append(f"{W['dice']}: {dice}")
-        if view.seen is not None:
+        if view.seen is not None and "manual" not in dict(view.extras):  # (the entry by hand is in its notice)
             out.append(f"{W['seen']}: {seen_text(view.seen)}")
         for e in info["extra"]:  # type: ignore[union-attr]
             out.append(str(e))

@@ -185,6 +185,7 @@ def test_a_throw_by_hand_after_a_reroll_starts_from_the_faces_read_and_asks_for_
         app.pick(item)
         assert app.manual is not None and app.manual.dice == list(seen) and app.manual.cursor == 0
         assert "?" in app.view().notice  # the dice still to be set are shown as "?"
+        assert app.view().seen == seen  # ... and drawn so in the dice row
         holes = [i for i, d in enumerate(seen) if d is None]
 
         def put(action):
@@ -200,7 +201,7 @@ def test_a_throw_by_hand_after_a_reroll_starts_from_the_faces_read_and_asks_for_
             app.manual.cursor = i
             for _ in range(3):
                 put(Action.NEXT)
-            assert app.manual.dice[i] == 3
+            assert app.manual.dice[i] == 3 and app.view().seen[i] == 3
         app.manual.cursor = n - 1
         put(Action.MENU)
         assert app.manual is None

@@ -408,3 +408,19 @@ def test_a_reroll_shows_the_dice_seen_with_a_question_mark_where_one_was_not_rea
     plain = sb.layout(replace(v, seen=None), size, "en")  # without it: the game's own dice, no red die
     assert [d.value for d in plain.dice] == list(v.dice) and not any(d.doubt for d in plain.dice)
     assert "Seen:" not in sb.render_text(replace(v, seen=None), "en")
+
+
+@pytest.mark.parametrize("size", [(480, 320), (320, 480), (800, 480)])
+def test_dice_entered_by_hand_frame_the_die_being_set(size):
+    dice = (4, None, None, 6, 2)
+    v = replace(view_of("yatzy", 2), seen=dice, notice="By hand: 4 [?] ? 6 2",
+                extras=(("manual", "4 ? ? 6 2"), ("manual_cursor", "1")))
+    lay = check_screen(v, size, "en")
+    frames = [r for r in lay.rects if r.role == "die_cursor"]
+    assert len(frames) == 1 and frames[0].fill == sb.OPTION and frames[0].outline
+    assert inside(lay.dice[1].rect, frames[0].rect) and not inside(lay.dice[0].rect, frames[0].rect)
+    img = sb.render(v, size, "en")
+    x0, y0, x1, y1 = frames[0].rect
+    assert np.all(img[y0 + (y1 - y0) // 2, x0] == sb.OPTION)  # the frame is painted
+    assert "Seen:" not in sb.render_text(v, "en")  # (the entry is in its notice)
+    assert not [r for r in sb.layout(replace(v, extras=()), size, "en").rects if r.role == "die_cursor"]
