@@ -261,6 +261,8 @@ class App:
 
     def handle(self, inp: Input) -> None:
         a = inp.action
+        if a is Action.DIGIT and inp.value not in range(1, 7):
+            return  # (not a face: no panel makes one, and none is taken)
         if a is Action.QUIT:
             self.quit = True
             return
