@@ -39,20 +39,6 @@ from controller.language import SAYINGS, say
 from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
 
-def around(start: Sequence[int | None], faces: Sequence[int]) -> list[int]:
-    """``faces`` in the order that changes the fewest dice of ``start``: the faces ``start`` already has
-    kept in place, the rest in the other places (the order a person entering the dice would want)."""
-    from collections import Counter
-
-    left = Counter(faces)
-    out: list[int | None] = []
-    for d in start:
-        keep = d is not None and left[d] > 0
-        left[d] -= keep
-        out.append(d if keep else None)
-    rest = sorted(left.elements())
-    return [d if d is not None else rest.pop(0) for d in out]
-
 
 def face(d: int | None) -> str:
     """A die's face as text: "?" for one not known."""
@@ -721,6 +707,21 @@ def log(msg: str) -> None:
 
 
 # ---------------------------------------------------------------------- the simulated player
+
+
+def around(start: Sequence[int | None], faces: Sequence[int]) -> list[int]:
+    """``faces`` in the order that changes the fewest dice of ``start``: the faces ``start`` already has
+    kept in place, the rest in the other places (the order a person entering the dice would want)."""
+    from collections import Counter
+
+    left = Counter(faces)
+    out: list[int | None] = []
+    for d in start:
+        keep = d is not None and left[d] > 0
+        left[d] -= keep
+        out.append(d if keep else None)
+    rest = sorted(left.elements())
+    return [d if d is not None else rest.pop(0) for d in out]
 
 
 class FastClock:
