@@ -34,15 +34,10 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from controller.game.game import MAX_PLAYERS, Game, GameError, Setup
-from controller.game.view import GameView
+from controller.game.view import GameView, face_text
 from controller.language import SAYINGS, say
 from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
-
-
-def face(d: int | None) -> str:
-    """A die's face as text: "?" for one not known."""
-    return "?" if d is None else str(d)
 
 
 def seen_dice(reading: Any) -> tuple[int | None, ...]:
@@ -201,10 +196,10 @@ class App:
             notice = f"> {item.label}   ({self.menu.cursor + 1}/{len(self.menu.items)}; {keys})"
         elif self.manual is not None:
             m = self.manual
-            dice = " ".join(f"[{face(d)}]" if i == m.cursor else face(d) for i, d in enumerate(m.dice))
+            dice = " ".join(f"[{face_text(d)}]" if i == m.cursor else face_text(d) for i, d in enumerate(m.dice))
             keys = self.say("by_hand_keys_keyboard" if self._keyboard else "by_hand_keys")
             notice = f"{self.say('by_hand', dice=dice)}   ({keys})"
-            extras += [("manual", " ".join(map(face, m.dice))), ("manual_cursor", str(m.cursor))]
+            extras += [("manual", " ".join(map(face_text, m.dice))), ("manual_cursor", str(m.cursor))]
         advice = self.advisor(v) if self.advisor and not v.finished else None
         seen = self.seen_now() if self.menu is None else None
         if self.manual is not None:  # the dice row shows the dice as they are being entered

@@ -64,3 +64,8 @@ class GameView:
     @property
     def player(self) -> PlayerView:
         return self.players[self.current]
+
+
+def face_text(d: int | None) -> str:
+    """A die's face as text: "?" for one not read (or not set yet)."""
+    return "?" if d is None else str(d)

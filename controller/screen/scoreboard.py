@@ -38,7 +38,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from controller.game.view import GameView, PlayerView
+from controller.game.view import GameView, PlayerView, face_text
 
 FONTS = Path(__file__).resolve().parent / "fonts"
 FONT_REGULAR = FONTS / "DejaVuSansCondensed.ttf"
@@ -211,7 +211,7 @@ class RectItem:
 class DieItem:
     rect: Rect  # a square
     value: int | None  # None: an empty place (before the first throw), or a die the camera did not read
-    doubt: bool = False  # a die the camera saw but did not read (a reroll): drawn red with "?"
+    doubt: bool = False  # a die the camera saw but did not read, or not set yet by hand: drawn red with "?"
 
 
 @dataclass(frozen=True)
@@ -909,7 +909,7 @@ def render(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv",
 
 def seen_text(seen: Sequence[int | None]) -> str:
     """The dice the camera saw on a reroll as text, left to right: "6 6 ? 1 6"."""
-    return " ".join("?" if v is None else str(v) for v in seen)
+    return " ".join(map(face_text, seen))
 
 
 def render_text(view: GameView, lang: str = "sv") -> str:
