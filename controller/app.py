@@ -561,7 +561,11 @@ class App:
                 if g.dice is not None:
                     items.append(MenuItem(self.say("fix_by_hand"), "manual_fix"))
                 if g.can_throw:
-                    items.append(MenuItem(self.say("throw_by_hand"), "manual_new"))
+                    by_hand = MenuItem(self.say("throw_by_hand"), "manual_new")
+                    if self.seen_now() is not None:  # right after a reroll it comes first
+                        items.insert(0, by_hand)
+                    else:
+                        items.append(by_hand)
         if g.can_undo:
             items.append(MenuItem(self.say("undo"), "undo"))
         items.append(MenuItem(self.say("another_game"), "setup"))

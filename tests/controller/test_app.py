@@ -180,6 +180,7 @@ def test_a_throw_by_hand_after_a_reroll_starts_from_the_faces_read_and_asks_for_
         else:
             pytest.fail("no reroll that saw every die")
         app.open_menu()
+        assert app.menu.items[0].kind == "manual_new"  # right after the reroll: first in the menu
         item = next(i for i in app.menu.items if i.kind == "manual_new")
         app.menu = None  # (as choosing it does)
         app.pick(item)
@@ -208,6 +209,8 @@ def test_a_throw_by_hand_after_a_reroll_starts_from_the_faces_read_and_asks_for_
         ev = r.store.events(app.game_id)
         want = sorted([3 if d is None else d for d in seen])
         assert ev[-1]["event"] == {"throw": want, "manual": True} and tuple(sorted(app.game.dice)) == tuple(want)
+        app.open_menu()  # no reroll on screen now: the boxes come first again
+        assert app.menu.items[0].kind == "score" and app.menu.items[-1].kind == "close"
 
 
 @pytest.mark.parametrize("cocked, off, reason", [(1.0, 0.0, "cocked"), (0.0, 1.0, "off_tray")])
