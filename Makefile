@@ -23,7 +23,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q < /dev/null
 
-# the property tests with 5,000 generated inputs per kind and 300 panel sequences (about 7 minutes on two cores)
+# the property tests with 5,000 generated inputs per kind and 300 panel sequences (about 4 minutes on two cores)
 test-fuzz: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m fuzz_slow tests/fuzz < /dev/null
 
