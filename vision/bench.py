@@ -400,6 +400,8 @@ def _scenes(n: int, min_ok: int = 0) -> tuple[dict, dict]:
     caught = {k: [0, 0] for k in CONDITIONS}
     with_reason = {k: 0 for k in ("cocked", "off_tray", "missing")}
     false_reroll: Counter = Counter()
+    not_read: Counter = Counter()  # false rerolls by the number of dice not read (left to set by hand)
+    kept_ok = kept_wrong = 0  # the faces read ok in falsely rerolled scenes (an entry by hand starts from them)
     silent = no_ref = no_tray = 0
     silent_cases: list[int] = []
     dice = dice_ok = dice_wrong = 0
@@ -421,6 +423,9 @@ def _scenes(n: int, min_ok: int = 0) -> tuple[dict, dict]:
             with_reason[c.condition] += int(c.condition in res["reasons"])
         elif res["verdict"] == "reroll":
             false_reroll.update(res["reasons"] or ("none",))
+            not_read[sum(not (d["status"] == "ok" and d["value"] is not None) for d in res["dice"])] += 1
+            _, k, w = die_tally(res)
+            kept_ok, kept_wrong = kept_ok + k, kept_wrong + w
         if silent_wrong(res):
             silent += 1
             silent_cases.append(c.index)
@@ -442,6 +447,11 @@ def _scenes(n: int, min_ok: int = 0) -> tuple[dict, dict]:
     if silent_cases:
         out["silent_wrong_cases"] = silent_cases[:20]
     out["false_rerolls_by_reason"] = dict(sorted(false_reroll.items())) or "none"
+    if not_read:
+        counts = sorted(not_read.elements())
+        out["false_rerolls_dice_not_read"] = {"median": statistics.median(counts),
+                                              "by_count": {str(k): v for k, v in sorted(not_read.items())}}
+        out["false_rerolls_faces_read_ok_wrong"] = figure(kept_wrong, kept_ok)
     per_die = {"rendered_dice": dice, "scenes": len(results) - len(unrendered),
                "wrong_face_per_ok_die": figure(dice_wrong, dice_ok)}
     return out, per_die

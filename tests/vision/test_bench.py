@@ -204,6 +204,10 @@ def test_quick_bench_json_has_every_section_with_its_counts(tmp_path) -> None:
     assert n == [sum(c.condition == k for c in bench.cases(bench.QUICK_SCENES)) for k in bench.CONDITIONS]
     assert s["silent_wrong"]["n"] == bench.QUICK_SCENES and (s["false_rerolls_by_reason"] == "none" or
                                                           sum(s["false_rerolls_by_reason"].values()) >= 1)
+    if s["false_rerolls_by_reason"] != "none":  # each false reroll counted once by its dice not read
+        false = s["clean_read_exactly"]["n"] - s["clean_read_exactly"]["k"]
+        assert false - s["silent_wrong"]["k"] <= sum(s["false_rerolls_dice_not_read"]["by_count"].values()) <= false
+        assert s["false_rerolls_faces_read_ok_wrong"]["k"] <= s["false_rerolls_faces_read_ok_wrong"]["n"]
     d = v["wrong_face_per_die"]["renders"]
     assert d["rendered_dice"] == sum(c.visible for c in bench.cases(bench.QUICK_SCENES))
     assert 0 < d["wrong_face_per_ok_die"]["n"] <= d["rendered_dice"] + 8
