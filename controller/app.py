@@ -270,8 +270,9 @@ class App:
             self.record({"undo": True})
         elif a is Action.READ_AGAIN:
             self.throw(inp.t, again=True)
-        elif a is Action.MANUAL:
-            self.start_manual(replace_last=self.last_reading is not None or self._turn_has_throw() and not self.game.can_throw)
+        elif a is Action.MANUAL:  # right after a reroll: the throw refused, by hand; else a correction
+            again = self.seen_now() is not None and self.game.can_throw
+            self.start_manual(replace_last=not again and (self.last_reading is not None or self._turn_has_throw() and not self.game.can_throw))
         elif a is Action.PICK and inp.value is not None:
             ids = self.game.rules.box_ids
             if 0 <= inp.value < len(ids):

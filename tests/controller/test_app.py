@@ -213,6 +213,32 @@ def test_a_throw_by_hand_after_a_reroll_starts_from_the_faces_read_and_asks_for_
         assert app.menu.items[0].kind == "score" and app.menu.items[-1].kind == "close"
 
 
+def test_the_dice_key_right_after_a_reroll_enters_the_refused_throw_not_a_correction(tmp_path):
+    from hardware.panel import Action, Input
+
+    with rig(tmp_path, seed=2, cocked=0.0) as r:
+        app = r.app
+        throw_through_panel(r)  # a first throw, read (or entered by hand)
+        assert app.game.dice is not None
+        first = app.game.dice
+        app.handle(Input(Action.MANUAL, None, app.clock.now()))  # no reroll on screen: a correction
+        assert app.manual is not None and app.manual.replace_last and app.manual.dice == list(first)
+        app.handle(Input(Action.UNDO, None, app.clock.now()))  # (cancels the entry)
+        assert app.manual is None
+        r.source.table.cocked_rate = 1.0  # the next throw lands with a cocked die
+        for _ in range(8):
+            throw_and_press(r)
+            if app.view().seen is not None:
+                break
+        seen = app.view().seen
+        assert app.last_result.outcome == "reroll" and seen is not None
+        app.handle(Input(Action.MANUAL, None, app.clock.now()))
+        assert app.manual is not None and not app.manual.replace_last
+        if len(seen) == app.game.rules.dice:
+            assert app.manual.dice == list(seen)
+        assert app.game.dice == first  # nothing changed yet
+
+
 @pytest.mark.parametrize("cocked, off, reason", [(1.0, 0.0, "cocked"), (0.0, 1.0, "off_tray")])
 def test_cocked_or_off_tray_throw_uses_no_throw_and_blinks(tmp_path, cocked, off, reason):
     with rig(tmp_path, seed=2, cocked=cocked, off=off) as r:
