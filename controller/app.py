@@ -40,15 +40,6 @@ from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
 
 
-def seen_dice(reading: Any) -> tuple[int | None, ...]:
-    """A reading's dice as the camera saw them, left to right in its picture: the face of each die it
-    read, None for each it did not (cocked, off the tray, in doubt). The screen shows them on a reroll,
-    so that the player finds the die in question by the pattern (reversed when the camera looks from
-    the other side of the tray)."""
-    ds = sorted(reading.dice, key=lambda d: (d.center[0], d.center[1]))
-    return tuple(d.value if d.status == "ok" and d.value is not None else None for d in ds)
-
-
 class Screen(Protocol):
     def show(self, view: GameView) -> None: ...
 
@@ -494,7 +485,7 @@ class App:
                 return self._result("reroll", pressed_at, ("disagree",), frames=frames, blink=True)
             if reading.verdict != "ok":
                 return self._result("reroll", pressed_at, tuple(reading.reasons), frames=frames, blink=True,
-                                    seen=seen_dice(reading))
+                                    seen=reading.seen())
             event = {"throw": list(reading.values)}
             if again:
                 from vision.settle import same_dice

@@ -97,6 +97,13 @@ class Reading:
     def ok(self) -> bool:
         return self.verdict == "ok"
 
+    def seen(self) -> tuple[int | None, ...]:
+        """The dice as the camera saw them, left to right in the picture: the face of each die read ok,
+        None for each it did not read (cocked, off the tray, in doubt); a player finds the die in
+        question by this pattern."""
+        ds = sorted(self.dice, key=lambda d: (d.center[0], d.center[1]))
+        return tuple(d.value if d.status == "ok" and d.value is not None else None for d in ds)
+
     def to_json(self, image: str | None = None) -> dict:
         out: dict = {} if image is None else {"image": image}
         out.update(verdict=self.verdict, reasons=list(self.reasons), values=list(self.values),

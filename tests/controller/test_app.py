@@ -127,7 +127,7 @@ def test_the_dice_seen_run_left_to_right_with_none_for_a_die_not_read():
 
     dice = (DieReading(5, (300.0, 40.0)), DieReading(None, (100.0, 90.0), "cocked"), DieReading(2, (200.0, 10.0)),
             DieReading(4, (30.0, 200.0), "unreadable"), DieReading(6, (400.0, 5.0), "off_tray"))
-    assert A.seen_dice(Reading(dice, "reroll", ("cocked", "off_tray", "unreadable"))) == (None, None, 2, 5, None)
+    assert Reading(dice, "reroll", ("cocked", "off_tray", "unreadable")).seen() == (None, None, 2, 5, None)
 
 
 def test_a_reroll_shows_the_dice_seen_until_the_screen_says_something_else(tmp_path):

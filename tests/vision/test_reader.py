@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from unittest import mock
 
 import cv2
 import numpy as np
@@ -341,6 +342,13 @@ def test_read_command_json_contract(tmp_path: Path, clean: list, capsys) -> None
     assert bad["verdict"] == "error" and bad["dice"] == [] and "not an image" in bad["error"]
     assert main(["read", str(f)]) == 0
     assert capsys.readouterr().out.startswith(f"{f}: ")
+    # the line for people: a reroll says why and shows the dice seen, left to right, "?" where not read
+    again = reader.Reading(tuple(reader.DieReading(v, c, st) for v, c, st in
+                                 ((5, (90.0, 5.0), "ok"), (None, (10.0, 50.0), "cocked"), (2, (50.0, 9.0), "ok"))),
+                           "reroll", ("cocked",))
+    with mock.patch.object(reader, "read", return_value=again):
+        assert main(["read", str(f)]) == 0
+    assert capsys.readouterr().out == f"{f}: reroll 2 5 (throw again: cocked; seen left to right: ? 2 5)\n"
 
 
 def test_a_calibrated_read_looks_only_at_the_trays_region(clean: list) -> None:
