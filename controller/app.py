@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from controller.game.game import MAX_PLAYERS, Game, GameError, Setup
-from controller.game.view import GameView, face_text
+from controller.game.view import GameView, dice_text, face_text
 from controller.language import SAYINGS, say
 from hardware.camera import CameraError, Clock, FrameSource
 from hardware.panel import Action, Input, Panel
@@ -190,7 +190,7 @@ class App:
             dice = " ".join(f"[{face_text(d)}]" if i == m.cursor else face_text(d) for i, d in enumerate(m.dice))
             keys = self.say("by_hand_keys_keyboard" if self._keyboard else "by_hand_keys")
             notice = f"{self.say('by_hand', dice=dice)}   ({keys})"
-            extras += [("manual", " ".join(map(face_text, m.dice))), ("manual_cursor", str(m.cursor))]
+            extras += [("manual", dice_text(m.dice)), ("manual_cursor", str(m.cursor))]
         advice = self.advisor(v) if self.advisor and not v.finished else None
         seen = self.seen_now() if self.menu is None else None
         if self.manual is not None:  # the dice row shows the dice as they are being entered
@@ -1489,7 +1489,7 @@ class TerminalScreen:
         if (self.pads or self.live) and notice and notice != self._last_notice:
             if self.live or not menu:  # menu and dice-editor lines only when a person is at the keys
                 seen = "" if view.seen is None or "manual" in dict(view.extras) else \
-                    f". {scoreboard.words(self.lang)['seen']}: {scoreboard.seen_text(view.seen)}"
+                    f". {scoreboard.words(self.lang)['seen']}: {dice_text(view.seen)}"
                 print(f"  [{view.players[view.current].name}] {notice}{seen}", file=self.out)
         self._last_notice = notice
         if self.live:

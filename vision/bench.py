@@ -424,8 +424,7 @@ def _scenes(n: int, min_ok: int = 0) -> tuple[dict, dict]:
         elif res["verdict"] == "reroll":
             false_reroll.update(res["reasons"] or ("none",))
             not_read[sum(not (d["status"] == "ok" and d["value"] is not None) for d in res["dice"])] += 1
-            _, k, w = die_tally(res)
-            kept_ok, kept_wrong = kept_ok + k, kept_wrong + w
+            kept_ok, kept_wrong = kept_ok + b, kept_wrong + w
         if silent_wrong(res):
             silent += 1
             silent_cases.append(c.index)

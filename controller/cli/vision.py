@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from controller.cli.args import number, printable, whole
-from controller.game.view import face_text
+from controller.game.view import dice_text
 
 MAX_CORNERS = 1000  # (a calibration profile holds at most this many)
 
@@ -176,7 +176,7 @@ def cmd_read(args: argparse.Namespace) -> int:
             faces = " ".join(str(v) for v in reading.values) or "-"
             line = f"{path}: {reading.verdict} {faces}"
             if reading.reasons:
-                seen = f"; seen left to right: {' '.join(map(face_text, reading.seen()))}" if reading.dice else ""
+                seen = f"; seen left to right: {dice_text(reading.seen())}" if reading.dice else ""
                 line += f" (throw again: {', '.join(reading.reasons)}{seen})"
             print(line)
         sys.stdout.flush()

@@ -7,6 +7,7 @@ adds what only it knows (the reroll notice, advice) with ``dataclasses.replace``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from controller.game.rules import RuleSet
@@ -69,3 +70,8 @@ class GameView:
 def face_text(d: int | None) -> str:
     """A die's face as text: "?" for one not read (or not set yet)."""
     return "?" if d is None else str(d)
+
+
+def dice_text(dice: Iterable[int | None]) -> str:
+    """Dice as text, in their order: "6 6 ? 1 6"."""
+    return " ".join(map(face_text, dice))

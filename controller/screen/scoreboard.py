@@ -38,7 +38,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from controller.game.view import GameView, PlayerView, face_text
+from controller.game.view import GameView, PlayerView, dice_text
 
 FONTS = Path(__file__).resolve().parent / "fonts"
 FONT_REGULAR = FONTS / "DejaVuSansCondensed.ttf"
@@ -907,11 +907,6 @@ def render(view: GameView, size: tuple[int, int] = (800, 480), lang: str = "sv",
 # ----------------------------------------------------------------------- text view
 
 
-def seen_text(seen: Sequence[int | None]) -> str:
-    """The dice the camera saw on a reroll as text, left to right: "6 6 ? 1 6"."""
-    return " ".join(map(face_text, seen))
-
-
 def render_text(view: GameView, lang: str = "sv") -> str:
     """The same content as plain text: status lines, then the pad (``>`` marks the player to move,
     ``*`` the leader's total, ``[n]`` what an open box would score now)."""
@@ -926,7 +921,7 @@ def render_text(view: GameView, lang: str = "sv") -> str:
         dice = " ".join(str(v) for v in view.dice) if view.dice is not None else "-"
         out.append(f"{W['dice']}: {dice}")
         if view.seen is not None and "manual" not in dict(view.extras):  # (the entry by hand is in its notice)
-            out.append(f"{W['seen']}: {seen_text(view.seen)}")
+            out.append(f"{W['seen']}: {dice_text(view.seen)}")
         for e in info["extra"]:  # type: ignore[union-attr]
             out.append(str(e))
     if view.notice:
