@@ -282,3 +282,36 @@ def test_things_on_the_floor_mark_the_floor_and_leave_the_far_table():
     far = cv2.dilate(m, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)) == 0
     assert far.any() and not touched[far].any()
     assert np.array_equal(things_on_floor(img, np.zeros_like(m), rng), img)
+
+
+def test_the_recipe_resumes_a_stopped_run_and_keeps_the_models_at_out(tmp_path, monkeypatch):
+    """`--resume` skips each fold or work-folder model that a finished stage wrote (the model and its
+    .train.json), trains what is missing or only half written, and always trains the models at --out."""
+    from vision.train import recipe
+
+    calls = []
+    monkeypatch.setattr("vision.train.data.render_cache", lambda *a, **k: None)
+    monkeypatch.setattr(recipe.T, "main", lambda argv: calls.append(("det", argv[argv.index("--out") + 1])))
+    monkeypatch.setattr(recipe.FT, "main", lambda argv: calls.append(("face", argv[argv.index("--out") + 1])))
+    monkeypatch.setattr(recipe.FL, "main", lambda argv: calls.append(("floor", argv[argv.index("--out") + 1])))
+    work, folds, out = tmp_path / "work", tmp_path / "folds", tmp_path / "model" / "dice.onnx"
+    for p in (work / "pre.pt", work / "finetuned.onnx", work / "finetuned.train.json", out,
+              folds / "without-rune55.onnx", folds / "without-rune55.train.json",
+              folds / "without-rune55.faces.onnx", folds / "without-rune55.faces.train.json",
+              work / "without-webcam.faces.first.onnx", work / "without-webcam.faces.first.train.json",
+              folds / "without-fisheye.onnx"):  # fisheye's detector: no .train.json, stopped while writing
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(b"x")
+    argv = ["--data", str(DATA), "--work", str(work), "--folds", str(folds), "--out", str(out)]
+    recipe.main(argv + ["--resume"])
+    names = [(kind, Path(o).name) for kind, o in calls]
+    assert ("det", "dice.onnx") in names and ("face", "dice.faces.onnx") in names and ("floor", "floor.onnx") in names
+    assert ("det", "finetuned.onnx") not in names
+    assert not any("rune55" in n for _, n in names)
+    assert ("det", "without-webcam.onnx") in names and ("face", "without-webcam.faces.first.onnx") not in names
+    assert ("face", "without-webcam.faces.onnx") in names
+    assert ("det", "without-fisheye.onnx") in names and ("face", "without-fisheye.faces.first.onnx") in names
+    calls.clear()
+    recipe.main(argv)  # without --resume every stage trains again
+    names = [Path(o).name for _, o in calls]
+    assert "finetuned.onnx" in names and "without-rune55.onnx" in names and "without-rune55.faces.onnx" in names

@@ -23,7 +23,10 @@
 5. the calibration's floor net (vision.train.floor): FLOOR_RENDERS frames of the calibration's tray
    kinds and as many empty train-pool frames, FLOOR_STEPS steps: floor.onnx beside the detector.
 
-Then `python -m vision.thresholds --data DIR --models DIR` sets the reader's cuts.
+Then `python -m vision.thresholds --data DIR --models DIR` sets the reader's cuts. A run stopped
+part way (the whole recipe takes hours on two cores) goes on with `--resume`: renders and face banks
+in the work folder are reused anyway, and the fold models and the work folder's own models that are
+already there are not trained again.
 On two cores: rendering about 18 minutes, pretraining about 15, each detector fine-tune 10-25,
 each face bank about 6, the face net about 25 and its second part about 10, each fold's face net
 about 15 and its second part about 10; the floor net about 15.
@@ -60,6 +63,12 @@ FOLDS = ("rune55", "webcam,crops", "fisheye")
 FLOOR_RENDERS, FLOOR_STEPS = 2500, 3000
 
 
+def trained(out: Path | str) -> bool:
+    """A model file that a finished stage wrote: the ONNX file and, written after it, its .train.json."""
+    out = Path(out)
+    return out.is_file() and out.with_suffix(".train.json").is_file()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.train.recipe", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", required=True, metavar="DIR", help="the real photo folder (dice-photos layout)")
@@ -72,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
                          "which must be there (the committed one by default)")
     ap.add_argument("--fold", action="append", choices=[f.split(",")[0] for f in FOLDS], metavar="SOURCE",
                     help="with --folds: only this fold (repeatable; default: %s)" % ", ".join(f.split(",")[0] for f in FOLDS))
+    ap.add_argument("--resume", action="store_true",
+                    help="go on where a stopped run left off: the fold models and the work folder's own models "
+                         "that are already there, each with its .train.json, are not trained again (renders and "
+                         "face banks are reused anyway; the models at --out are always trained)")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     if a.only_folds and not a.folds:
@@ -91,13 +104,19 @@ def main(argv: list[str] | None = None) -> int:
     render_cache(more, range(100000 + TRAIN_POOL, 100000 + TRAIN_POOL + MORE), pool="train")
     render_cache(cocked, range(300000, 300000 + COCKED), pool="train", mix=COCKED_MIX)
     render_cache(distract, range(400000, 400000 + DISTRACT), pool="train", distract=True)
+    def todo(out: Path | str) -> bool:
+        """Whether the stage that writes `out` (in the work or folds folder) is still to run: always,
+        unless --resume finds it done."""
+        return not (a.resume and trained(out))
+
     if not pre.with_suffix(".pt").exists():
         T.main(["--renders", str(classic), "--steps", str(PRETRAIN_STEPS), "--threads", "2", "--out", str(pre)] + seed)
     tune = ["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(pre.with_suffix(".pt")),
             "--steps", str(FINETUNE_STEPS), "--lr", "2e-3", "--threads", "1"] + seed
     if not a.only_folds:
         first = work / "finetuned.onnx"
-        T.main(tune + ["--out", str(first)])
+        if todo(first):
+            T.main(tune + ["--out", str(first)])
         T.main(["--renders", f"{classic},{train_pool}", "--data", a.data, "--init", str(first.with_suffix(".pt")),
                 "--steps", str(FURTHER_STEPS), "--lr", "2e-3", "--threads", "2", "--seed", str(a.seed + 1),
                 "--out", a.out])
@@ -110,7 +129,10 @@ def main(argv: list[str] | None = None) -> int:
 
     def face_net(out: Path, steps: int, tune_steps: int, leave: list[str]) -> None:
         first = work / f"{out.stem}.first.onnx"  # the first part stays in the work folder
-        FT.main(faces + ["--steps", str(steps), "--out", str(first)] + leave)
+        if leave and not todo(out):  # a fold's face net that is there (--resume)
+            return
+        if todo(first):
+            FT.main(faces + ["--steps", str(steps), "--out", str(first)] + leave)
         FT.main(tune_faces + ["--steps", str(tune_steps), "--init", str(first.with_suffix(".pt")),
                               "--out", str(out)] + leave)
 
@@ -124,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             if a.fold and src.split(",")[0] not in a.fold:
                 continue
             fold = Path(a.folds) / f"without-{src.split(',')[0]}.onnx"
-            T.main(tune + ["--leave-out", src, "--out", str(fold)])
+            if todo(fold):
+                T.main(tune + ["--leave-out", src, "--out", str(fold)])
             face_net(faces_path(fold), FOLD_FACE_STEPS, FOLD_FACE_TUNE_STEPS, ["--leave-out", src])
     return 0
 
