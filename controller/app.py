@@ -167,6 +167,20 @@ class App:
         """A notice or menu item in the app's language (controller.language.SAYINGS)."""
         return say(self.lang, key, **fill)
 
+    def refusal(self, e: GameError) -> str:
+        """What a refused event says: in the pad's language when the rules say why in words a player
+        meets at the table (GameError.key), boxes by the pad's labels; else the rules' own line."""
+        if e.key not in SAYINGS:
+            return str(e)
+        rs = self.game.rules
+
+        def label(box: object) -> str:
+            return rs.box(box).label(self.lang) if box in rs.box_ids else str(box)
+
+        fill = {k: ", ".join(map(label, v)) if k == "boxes" else label(v) if k == "box" else v
+                for k, v in e.fill.items()}
+        return self.say(e.key, **fill)
+
     @property
     def _keyboard(self) -> bool:
         """The panel is a keyboard: prompts name keys, not the button's press and hold."""
@@ -301,7 +315,7 @@ class App:
         try:
             self.game.check(event)
         except GameError as e:
-            self.notice = str(e)
+            self.notice = self.refusal(e)
             self.refresh()
             return False
         if not self._store(event):
@@ -354,7 +368,7 @@ class App:
             trial.apply({"undo": True})
             trial.apply(event)
         except GameError as e:
-            self.notice = str(e)
+            self.notice = self.refusal(e)
             self.refresh()
             return False
         for ev in ({"undo": True}, event):
@@ -373,7 +387,7 @@ class App:
         if rules == old.rules.name and n == len(old.players):
             setup = old
         else:
-            setup = Setup.create(rules, n, banking=old.banking)
+            setup = Setup.create(rules, n, banking=old.banking, lang=self.lang)
         from controller.store import StoreError
 
         try:
@@ -1099,7 +1113,7 @@ def simulated_rig(
     from hardware.panel import GpioPanel, KeyboardPanel, Timing
     from vision.synthetic import SimTable, render, render_empty
 
-    setup = Setup.create(rules, players)
+    setup = Setup.create(rules, players, lang=lang)
     rs = setup.rules
     rng = np.random.default_rng(seed)
     clock = clock or FastClock()
@@ -1306,7 +1320,7 @@ def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None, cal
     g = cfg.game
     try:
         screen = config_screen(cfg, clock, lang)
-        game, gid = open_game(store, g.rules, list(g.players) or None, g.forced_order, g.banking, new=new)  # (once the devices are there)
+        game, gid = open_game(store, g.rules, g.players_arg, g.forced_order, g.banking, new=new, lang=lang)  # (once the devices are there)
     except BaseException:
         panel.close()
         raise
@@ -1338,9 +1352,11 @@ def _play(cfg: Any, store: Any, keyboard: bool, new: bool, lang: str | None, cal
 
 
 def open_game(
-    store: Any, rules: str, players: Any = None, forced_order: bool | None = None, banking: bool | None = None, new: bool = False
+    store: Any, rules: str, players: Any = None, forced_order: bool | None = None, banking: bool | None = None, new: bool = False,
+    lang: str = "en",
 ) -> tuple[Game, int]:
-    """The unfinished game to resume after a restart, else a new one from the config's setup."""
+    """The unfinished game to resume after a restart, else a new one from the config's setup (a count
+    of players named in ``lang``)."""
     from controller.store import StoreError
 
     gid = None if new else store.latest_unfinished()
@@ -1352,7 +1368,7 @@ def open_game(
         else:
             log(f"resuming game {gid} ({game.rules.name}: {', '.join(game.players)})")
             return game, gid
-    setup = Setup.create(rules, players, forced_order, True if banking is None else banking)
+    setup = Setup.create(rules, players, forced_order, True if banking is None else banking, lang)
     return Game(setup), store.new_game(setup)
 
 

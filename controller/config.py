@@ -97,10 +97,15 @@ class DisplayConfig:
 @dataclass(frozen=True)
 class GameConfig:
     rules: str = "yatzy"
-    players: tuple[str, ...] = ()  # () = the rule set's default number of players
+    players: int | tuple[str, ...] = ()  # a count, or names; () = the rule set's default number of players
     forced_order: bool | None = None  # None = the rule set's own setting
     banking: bool | None = None  # None = the rule set's own setting
     advisor: bool = False
+
+    @property
+    def players_arg(self) -> int | list[str] | None:
+        """``players`` as Setup.create takes it (None: the rule set's default)."""
+        return self.players if isinstance(self.players, int) else list(self.players) or None
 
 
 @dataclass(frozen=True)
@@ -246,12 +251,13 @@ def _rules(v: Any) -> str:
     return name
 
 
-def _players(v: Any) -> tuple[str, ...]:
+def _players(v: Any) -> int | tuple[str, ...]:
+    """A count (the game names them in the pad's language) or the names."""
     n = MAX_PLAYERS
     if isinstance(v, int) and not isinstance(v, bool):
         if not 1 <= v <= n:
             raise ValueError(f"a number of players must be 1..{n}", v)
-        return tuple(f"Player {i + 1}" for i in range(v))
+        return v
     if (
         not isinstance(v, list)
         or not 1 <= len(v) <= n
@@ -391,7 +397,7 @@ def _check_whole(cfg: Config, shown: str) -> None:
             raise ConfigError(f"{shown}: paths.{key}: {path}: {why}")
     g = cfg.game
     try:  # the game the config sets up, as `play` will make it (before it makes any database)
-        Setup.create(g.rules, list(g.players) or None, g.forced_order, True if g.banking is None else g.banking)
+        Setup.create(g.rules, g.players_arg, g.forced_order, True if g.banking is None else g.banking)
     except (GameError, RulesError) as e:
         raise ConfigError(f"{shown}: [game]: {e}") from None
 

@@ -34,9 +34,16 @@ EVENT_KINDS = ("throw", "score", "declare", "undo")
 
 
 class GameError(ValueError):
-    """An event the rules forbid, or a malformed one. The message is one line."""
+    """An event the rules forbid, or a malformed one. The message is one line (English, for logs
+    and command lines). A refusal a player can meet at the table also carries ``key`` and ``fill``:
+    what the appliance says instead in the pad's language (controller.language.SAYINGS; box ids in
+    ``fill`` are the app's to turn into the pad's labels)."""
 
     user_error = True
+
+    def __init__(self, message: str, key: str | None = None, **fill: object) -> None:
+        super().__init__(message)
+        self.key, self.fill = key, fill
 
 
 # ------------------------------------------------------------------------------ setup
@@ -70,12 +77,14 @@ class Setup:
         players: int | str | Sequence[str] | None = None,
         forced_order: bool | None = None,
         banking: bool = True,
+        lang: str = "en",
     ) -> Setup:
-        """Setup from loose input: ``players`` a count (2, "2") or names ("Anna,Bo", [..])."""
+        """Setup from loose input: ``players`` a count (2, "2") or names ("Anna,Bo", [..]); a count
+        names them "Player 1"... in ``lang`` (the names are stored with the game)."""
         rs = R.load(rules) if isinstance(rules, str) else rules
         return cls(
             rules=rs,
-            players=parse_players(rs.default_players if players is None else players),
+            players=parse_players(rs.default_players if players is None else players, lang),
             forced_order=rs.forced_order if forced_order is None else bool(forced_order),
             banking=banking,
         )
@@ -130,8 +139,12 @@ class Setup:
             raise GameError(f"a stored game setup is unreadable: {type(e).__name__}: {e}") from None
 
 
-def parse_players(players: int | str | Sequence[str]) -> tuple[str, ...]:
-    """2 or "2" -> ("Player 1", "Player 2"); "Anna,Bo" -> ("Anna", "Bo")."""
+#: the name of a player a count makes, by language: "Spelare 1", ...
+PLAYER = {"en": "Player", "sv": "Spelare", "nb": "Spiller", "da": "Spiller"}
+
+
+def parse_players(players: int | str | Sequence[str], lang: str = "en") -> tuple[str, ...]:
+    """2 or "2" -> ("Player 1", "Player 2") (in ``lang``: ("Spelare 1", ...)); "Anna,Bo" -> ("Anna", "Bo")."""
     if isinstance(players, bool):
         raise GameError("players: a count or names")
     text = players.strip() if isinstance(players, str) else ""
@@ -143,7 +156,7 @@ def parse_players(players: int | str | Sequence[str]) -> tuple[str, ...]:
         n = players
         if not 1 <= n <= MAX_PLAYERS:
             raise GameError(f"a game needs 1 to {MAX_PLAYERS} players, got {n}")
-        return tuple(f"Player {i}" for i in range(1, n + 1))
+        return tuple(f"{PLAYER.get(lang, PLAYER['en'])} {i}" for i in range(1, n + 1))
     if isinstance(players, str):
         return tuple(p.strip() for p in players.split(","))
     return tuple(str(p) for p in players)
@@ -268,7 +281,7 @@ class Game:
         kind, ev = normalize_event(event, self.setup.rules.dice)
         if kind == "undo":
             if len(self._states) == 1:
-                raise GameError("nothing to undo: this is the start of the game")
+                raise GameError("nothing to undo: this is the start of the game", "nothing_to_undo")
             self._states.pop()
         else:
             step = {"throw": _throw, "score": _score, "declare": _declare}[kind]
@@ -537,18 +550,20 @@ def _check_box(rs: RuleSet, p: PlayerState, box: str, what: str) -> int:
         raise GameError(f"{what}: no box {box!r} in {rs.name} (boxes: {', '.join(rs.box_ids)})")
     i = rs.box_index(box)
     if p.boxes[i] is not None:
-        raise GameError(f"{what}: {box} is already filled ({p.boxes[i]} points)")
+        raise GameError(f"{what}: {box} is already filled ({p.boxes[i]} points)", "box_filled", box=box, points=p.boxes[i])
     return i
 
 
-def _refusal(setup: Setup, st: State, faces: Sequence[int], box: str, opts: Mapping[str, int]) -> str:
+def _refusal(what: str, setup: Setup, st: State, faces: Sequence[int], box: str, opts: Mapping[str, int]) -> GameError:
+    """Why ``box`` cannot take ``faces`` (``what``: the event's kind)."""
     rs = setup.rules
     p = st.players[st.turn.player]
     if setup.forced_order:
-        return f"forced order: the next box is {next(iter(opts))}, not {box}"
+        nxt = next(iter(opts))
+        return GameError(f"{what}: forced order: the next box is {nxt}, not {box}", "forced_order", box=nxt)
     if rs.joker and _yatzy_value(rs, p) is not None and len(set(faces)) == 1:
-        return f"joker rule: this roll must go in {', '.join(opts)}"
-    return f"{box} cannot take this roll"
+        return GameError(f"{what}: joker rule: this roll must go in {', '.join(opts)}", "joker", boxes=tuple(opts))
+    return GameError(f"{what}: {box} cannot take this roll", "cannot_take", box=box)
 
 
 def _fill(setup: Setup, st: State, box: str, faces: Sequence[int], points: int, extra: int) -> State:
@@ -574,7 +589,7 @@ def _fill(setup: Setup, st: State, box: str, faces: Sequence[int], points: int, 
 def _throw(setup: Setup, st: State, ev: dict[str, Any]) -> State:
     rs = setup.rules
     if st.finished:
-        raise GameError("throw: the game is over")
+        raise GameError("throw: the game is over", "game_over")
     faces = tuple(ev["throw"])
     manual = bool(ev.get("manual", False))
     t = st.turn
@@ -583,13 +598,14 @@ def _throw(setup: Setup, st: State, ev: dict[str, Any]) -> State:
         t2 = replace(t, ordinary=t.ordinary + 1, dice=faces, manual=manual)
         players = st.players
     elif t.declared is not None:
-        raise GameError(f"throw: no ordinary throws left after the declare on {t.declared}: score the standing result")
+        raise GameError(f"throw: no ordinary throws left after the declare on {t.declared}: score the standing result",
+                        "declared_no_throws", box=t.declared)
     elif setup.policy != "none" and p.bank > 0:
         t2 = replace(t, banked=t.banked + 1, dice=faces, manual=manual)
         players = st.players[: t.player] + (replace(p, bank=p.bank - 1),) + st.players[t.player + 1 :]
     else:
         why = "and the bank is empty" if setup.policy != "none" else f"({rs.throws} a turn)"
-        raise GameError(f"throw: no throws left {why}: score a box")
+        raise GameError(f"throw: no throws left {why}: score a box", "no_throws_left")
     st2 = State(players=players, turn=t2)
     if t.declared is not None:
         target = t.declared
@@ -604,16 +620,16 @@ def _score(setup: Setup, st: State, ev: dict[str, Any]) -> State:
     rs = setup.rules
     box = ev["score"]
     if st.finished:
-        raise GameError("score: the game is over")
+        raise GameError("score: the game is over", "game_over")
     t = st.turn
     if t.dice is None:
-        raise GameError("score: throw first (a turn needs at least one throw)")
+        raise GameError("score: throw first (a turn needs at least one throw)", "throw_first")
     _check_box(rs, st.players[t.player], box, "score")
     faces = t.standing if t.declared else t.dice
     assert faces is not None
     opts, extra = _options(setup, st, faces)
     if box not in opts:
-        raise GameError("score: " + _refusal(setup, st, faces, box, opts))
+        raise _refusal("score", setup, st, faces, box, opts)
     return _fill(setup, st, box, faces, opts[box], extra)
 
 
@@ -624,10 +640,10 @@ def _declare_allowed(setup: Setup, st: State) -> None:
     if setup.policy != "capped":
         raise GameError("declare: banking is off, so no throw can be lost to the cap")
     if st.finished:
-        raise GameError("declare: the game is over")
+        raise GameError("declare: the game is over", "game_over")
     t = st.turn
     if t.dice is None:
-        raise GameError("declare: throw first (a declare comes after the 1st or 2nd throw)")
+        raise GameError("declare: throw first (a declare comes after the 1st or 2nd throw)", "throw_first")
     if t.declared is not None:
         raise GameError(f"declare: already declared {t.declared} this turn")
     if t.banked or t.ordinary >= rs.throws:
@@ -647,5 +663,5 @@ def _declare(setup: Setup, st: State, ev: dict[str, Any]) -> State:
     _check_box(rs, st.players[t.player], box, "declare")
     opts, _ = _options(setup, st, t.dice)
     if box not in opts:
-        raise GameError("declare: " + _refusal(setup, st, t.dice, box, opts))
+        raise _refusal("declare", setup, st, t.dice, box, opts)
     return replace(st, turn=replace(t, declared=box, standing=t.dice))

@@ -500,3 +500,80 @@ def test_press_while_reading_is_not_counted_twice(tmp_path):
         assert not r.app.panel.pending()
         assert len(r.app.stats.results) == 1  # one press, one reading
         assert len(r.app.game.events) <= 1
+
+
+@pytest.mark.parametrize("lang, undo, first, filled", [
+    ("sv", "inget att ångra: spelet har just börjat", "kasta först", "är redan ifylld ({points} poäng)"),
+    ("da", "intet at fortryde: spillet er lige begyndt", "slå først", "er allerede udfyldt ({points} point)"),
+    ("en", "nothing to undo: the game has just begun", "throw first", "is already filled ({points} points)"),
+])
+def test_a_refusal_at_the_table_is_said_in_the_pads_language_and_changes_nothing(tmp_path, lang, undo, first, filled):
+    """Undo at the start, a box picked before a throw, a box already filled: the notice is in the pad's
+    language, the box by its label, and nothing is stored or changed."""
+    from hardware.panel import Action, Input
+
+    with rig(tmp_path) as r:
+        app = r.app
+        app.lang = lang
+        ones = app.game.rules.box("ones").label(lang)
+
+        def refused(inp, says):
+            before = len(r.store.events(app.game_id))
+            app.handle(Input(*inp, app.clock.now()))
+            assert says in app.notice and "score:" not in app.notice
+            assert len(r.store.events(app.game_id)) == before
+
+        refused((Action.UNDO, None), undo)
+        refused((Action.PICK, 0), first)
+        assert app.record({"throw": [1, 1, 3, 4, 5], "manual": True})
+        assert app.record({"score": "ones"})
+        assert app.record({"throw": [1, 2, 3, 4, 6], "manual": True})
+        refused((Action.PICK, 0), f"{ones} {filled.format(points=2)}")
+        assert app.game.dice == (1, 2, 3, 4, 6)
+
+
+def test_every_refusal_a_player_meets_has_words_in_every_language():
+    """The rules' refusals a player can meet at the table carry a key the app says in each of the pad's
+    languages, with the fill the refusal gives (the rules' own English line unchanged)."""
+    from controller.game.game import GameError, Setup
+    from controller.game.rules import LANGUAGES
+    from controller.language import SAYINGS
+
+    def refusal(rules, events, bad, **kw):
+        g = Game(Setup.create(rules, "1", **kw))
+        for e in events:
+            g.apply(e)
+        with pytest.raises(GameError) as e:
+            g.apply(bad)
+        return e.value
+
+    t = lambda *f: {"throw": list(f)}  # noqa: E731
+    got = {
+        "nothing_to_undo": refusal("yatzy", [], {"undo": True}),
+        "throw_first": refusal("yatzy", [], {"score": "chance"}),
+        "box_filled": refusal("yatzy", [t(1, 1, 2, 3, 4), {"score": "ones"}, t(1, 2, 3, 4, 5)], {"score": "ones"}),
+        "no_throws_left": refusal("yatzy", [t(1, 2, 3, 4, 5)] * 3, t(1, 2, 3, 4, 5)),
+        "forced_order": refusal("yatzy", [t(6, 6, 6, 6, 6)], {"score": "yatzy"}, forced_order=True),
+        "joker": refusal("yahtzee", [t(5, 5, 5, 5, 5), {"score": "yahtzee"}, t(2, 2, 2, 2, 2)], {"score": "full_house"}),
+    }
+    assert str(got["box_filled"]) == "score: ones is already filled (2 points)"
+    assert got["joker"].fill == {"boxes": ("twos",)} and got["forced_order"].fill == {"box": "ones"}
+    for key, e in got.items():
+        assert e.key == key
+    for key in set(got) | {"cannot_take", "declared_no_throws", "game_over"}:
+        fill = next((e.fill for e in got.values() if e.key == key), {"box": "chance"})
+        for lang in LANGUAGES:
+            text = SAYINGS[key][lang].format(**{k: ", ".join(v) if isinstance(v, tuple) else v for k, v in fill.items()})
+            assert text and "{" not in text
+
+
+def test_a_count_of_players_is_named_in_the_pads_language_and_stored_so(tmp_path):
+    """The config's `players = 2` on a Swedish pad: "Spelare 1", "Spelare 2", stored with the game (a
+    restart resumes them as they were, whatever the language then)."""
+    with Store(str(tmp_path / "g.db")) as store:
+        game, gid = A.open_game(store, "yatzy", 2, lang="sv")
+        assert game.players == ("Spelare 1", "Spelare 2")
+        again, gid2 = A.open_game(store, "yatzy", 2, lang="en")
+        assert gid2 == gid and again.players == ("Spelare 1", "Spelare 2")
+        fresh, _ = A.open_game(store, "yatzy", 2, new=True, lang="nb")
+        assert fresh.players == ("Spiller 1", "Spiller 2")

@@ -108,7 +108,7 @@ images = "pics"
     assert (cfg.camera.source, cfg.camera.device, cfg.camera.exposure, cfg.camera.focus) == ("opencv", "/dev/video2", 8000, 4.0)
     assert cfg.display.size == (480, 320) and cfg.display.rotation == 270 and cfg.display.language == "nb"
     assert cfg.display.file == Path("/tmp/screen.png")
-    assert cfg.game.rules == "special8" and cfg.game.players == ("Player 1", "Player 2", "Player 3") and cfg.game.advisor
+    assert cfg.game.rules == "special8" and cfg.game.players == 3 and cfg.game.advisor
     assert cfg.paths.db == Path("/data/games.db") and cfg.paths.images == Path("/var/lib/yatzycam/pics")
 
 

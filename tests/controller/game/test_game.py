@@ -56,6 +56,8 @@ def box(g: Game, box_id: str, player: int = 0) -> int | None:
 def test_players_count_or_names():
     assert parse_players(2) == ("Player 1", "Player 2")
     assert parse_players("3") == ("Player 1", "Player 2", "Player 3")
+    assert parse_players(2, "sv") == ("Spelare 1", "Spelare 2") and parse_players("2", "da") == ("Spiller 1", "Spiller 2")
+    assert parse_players("Anna,Bo", "sv") == ("Anna", "Bo")  # names stay as given
     assert parse_players("Anna, Bo") == ("Anna", "Bo")
     assert Setup.create("special8").players == ("Player 1", "Player 2")  # Special 8's own default
 
