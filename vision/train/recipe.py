@@ -104,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     render_cache(more, range(100000 + TRAIN_POOL, 100000 + TRAIN_POOL + MORE), pool="train")
     render_cache(cocked, range(300000, 300000 + COCKED), pool="train", mix=COCKED_MIX)
     render_cache(distract, range(400000, 400000 + DISTRACT), pool="train", distract=True)
+
     def todo(out: Path | str) -> bool:
         """Whether the stage that writes `out` (in the work or folds folder) is still to run: always,
         unless --resume finds it done."""
