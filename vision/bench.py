@@ -636,10 +636,10 @@ def _use_model(path: str | None) -> None:
         real_det(self, p, threads)
         _LOADED.append(str(self.path))
 
-    def init_faces(self, p=None):
+    def init_faces(self, p=None, **kw):
         if path is not None and (p is None or Path(p).resolve() == default_faces):
             p = faces_path(path)
-        real_faces(self, p)
+        real_faces(self, p, **kw)
         _LOADED.append(str(self.path))
 
     D.Detector.__init__ = init  # (the thresholds stay the committed model's: the fold model stands for it)

@@ -119,10 +119,11 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 class FaceNet:
     """The committed face model (or another ONNX file of the same recipe), run by cv2.dnn."""
 
-    def __init__(self, path: str | os.PathLike | None = None, size: int = CROP, context: float = CONTEXT):
+    def __init__(self, path: str | os.PathLike | None = None, size: int = CROP, context: float = CONTEXT,
+                 mirror: bool = False):
         self.path = Path(path) if path is not None else MODEL
         self.net = load_onnx(self.path, "the reader's face model")
-        self.size, self.context = size, context
+        self.size, self.context, self.mirror = size, context, mirror
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
         """(N, N_CLASSES) raw outputs for (N, CROP, CROP) crops (0-255, uint8 or float)."""
@@ -135,11 +136,17 @@ class FaceNet:
               centre: tuple[float, float] | None = None) -> np.ndarray:
         """(N, N_CLASSES) class probabilities of the dice (x, y, top-face side) in a grey picture, each
         read from its crop turned toward the picture's centre (or toward `centre`, in the picture's
-        pixels: the whole frame's centre when the picture is a part of it)."""
+        pixels: the whole frame's centre when the picture is a part of it). With `mirror`, each die is
+        read twice, from its crop and from the crop's mirror image across its upright axis (a face
+        mirrored is the same face, and the side faces stay on top), the two reads' logits averaged: a
+        mistake the net is sure of seldom survives both."""
         if not dice:
             return np.zeros((0, N_CLASSES), np.float64)
         h, w = gray.shape[:2]
         c = ((w - 1) / 2.0, (h - 1) / 2.0) if centre is None else centre
         crops = np.stack([crop(gray, x, y, s, toward(x, y, c), out=self.size, context=self.context)
                           for x, y, s in dice])
-        return softmax(self.logits(crops).astype(np.float64))
+        if not self.mirror:
+            return softmax(self.logits(crops).astype(np.float64))
+        both = self.logits(np.concatenate([crops, crops[:, :, ::-1]])).astype(np.float64)
+        return softmax(0.5 * (both[: len(crops)] + both[len(crops):]))

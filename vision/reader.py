@@ -129,6 +129,7 @@ def verdict_of(dice: tuple[DieReading, ...], n_dice: int | None, extra_reasons: 
 class Thresholds:
     die: float = DIE_SCORE  # least detector score of a die
     face: float = FACE_PROB  # least probability of a face reported ok
+    mirror: bool = False  # each die read twice, its crop and the crop mirrored (vision.faces.FaceNet)
 
 
 def load_thresholds(path: str | os.PathLike) -> Thresholds:
@@ -138,9 +139,11 @@ def load_thresholds(path: str | os.PathLike) -> Thresholds:
         return Thresholds()
     try:
         d = json.loads(p.read_text())
-        out = Thresholds(float(d.get("die", DIE_SCORE)), float(d.get("face", FACE_PROB)))
+        out = Thresholds(float(d.get("die", DIE_SCORE)), float(d.get("face", FACE_PROB)), d.get("mirror", False))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError, TypeError, ValueError) as e:
         raise ModelError(f"{p}: damaged thresholds file ({e.__class__.__name__})") from None
+    if not isinstance(out.mirror, bool):
+        raise ModelError(f"{p}: \"mirror\" must be true or false")
     if not (0.0 < out.die < 1.0 and 0.0 < out.face <= 1.0):
         raise ModelError(f"{p}: thresholds must lie between 0 and 1 (die {out.die}, face {out.face})")
     return out
@@ -155,7 +158,7 @@ class Model:
     thresholds: Thresholds
 
 
-_MODELS: dict[Path, Model] = {}
+_MODELS: dict[tuple[Path, bool | None], Model] = {}
 
 
 def faces_path(detector_path: str | os.PathLike) -> Path:
@@ -164,12 +167,15 @@ def faces_path(detector_path: str | os.PathLike) -> Path:
     return p.with_name(p.stem + ".faces.onnx")
 
 
-def model(path: str | os.PathLike | None = None) -> Model:
-    """The detector, its face net and the thresholds beside them (loaded once per process and file)."""
+def model(path: str | os.PathLike | None = None, mirror: bool | None = None) -> Model:
+    """The detector, its face net and the thresholds beside them (loaded once per process and file);
+    the face net reads mirrored too when the thresholds say so (`mirror`: whatever they say)."""
     p = Path(path if path is not None else detector.MODEL).resolve()
-    if p not in _MODELS:
-        _MODELS[p] = Model(Detector(p), FaceNet(faces_path(p)), load_thresholds(p.with_name("thresholds.json")))
-    return _MODELS[p]
+    if (p, mirror) not in _MODELS:
+        th = load_thresholds(p.with_name("thresholds.json"))
+        m = th.mirror if mirror is None else mirror
+        _MODELS[(p, mirror)] = Model(Detector(p), FaceNet(faces_path(p), mirror=m), replace(th, mirror=m))
+    return _MODELS[(p, mirror)]
 
 
 def look(gray: np.ndarray, m: Model, die_px: float | None = None, roi: tuple[int, int, int, int] | None = None,

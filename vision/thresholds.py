@@ -93,10 +93,14 @@ def _scene_dets(c: bench.Case, model: str | None) -> dict:
     return {"dets": _label(found, dice), "dice": len(dice)}
 
 
+#: read each die mirrored too (--mirror; set before the workers fork)
+MIRROR = False
+
+
 def _model(path: str | None):
     from vision.reader import model
 
-    return model(path)
+    return model(path, mirror=MIRROR)
 
 
 def _label(found, dice: list[dict]) -> list[tuple[float, float, int, int, int]]:
@@ -287,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", metavar="DIR", help="real photos (dice-photos layout), read by the fold models")
     ap.add_argument("--models", metavar="DIR", help="fold models DIR/without-SOURCE.onnx for --data")
     ap.add_argument("--max-rate", type=float, default=MAX_RATE, help="most wrong per die passed (default: %(default)s)")
+    ap.add_argument("--mirror", action="store_true",
+                    help="cuts for a reader that reads each die twice, its crop and the crop mirrored "
+                         "(written as \"mirror\": true; the reader then reads so)")
     ap.add_argument("--bootstrap", type=int, default=0, metavar="N",
                     help="also the face cut's spread over N resamples of the scenes and photos (about 0.3 s each)")
     a = ap.parse_args(argv)
@@ -305,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
         if v is not None and not Path(v).is_dir():
             print(f"vision.thresholds: --{flag} {v}: no such folder", file=sys.stderr)
             return 2
+    global MIRROR
+    MIRROR = a.mirror
     t0 = time.perf_counter()
     todo = bench.cases(a.scenes, SEED)
     workers = bench.jobs()
@@ -335,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     out["model"] = model.name
     out["model_sha1"] = hashlib.sha1(model.read_bytes()).hexdigest()[:12]
     out["max_rate"] = a.max_rate
+    out["mirror"] = a.mirror
     if sources:
         out["real_photos"] = sources
     if a.bootstrap:

@@ -91,3 +91,30 @@ def test_the_crop_samples_exactly_without_opencv_warps() -> None:
     sx = inv[0, 0] * u + inv[0, 1] * v + x
     sy = inv[1, 0] * u + inv[1, 1] * v + y
     assert np.abs(c - (0.5 * sx + 0.3 * sy)).max() < 1e-3
+
+
+def test_a_mirrored_read_is_the_same_for_the_picture_and_its_mirror_image() -> None:
+    """Read twice (the crop and its mirror image, logits averaged), a die's probabilities do not change
+    when the whole picture is mirrored (the crop of the mirrored picture is the mirrored crop), while a
+    single read does; the reader takes the mirrored read from its thresholds file."""
+    from vision.faces import FaceNet
+
+    rng = np.random.default_rng(4)
+    g = rng.integers(40, 200, (240, 320)).astype(np.uint8)
+    g = cv2.GaussianBlur(g, (5, 5), 0)
+    cv2.rectangle(g, (206, 66), (230, 90), 230, -1)  # a die off the centre, two pips on a diagonal
+    cv2.circle(g, (211, 71), 3, 20, -1)
+    cv2.circle(g, (225, 85), 3, 20, -1)
+    flipped = np.ascontiguousarray(g[:, ::-1])
+    # (a die small enough that its crop is only resampled bilinearly, which mirrors exactly; an
+    # area-resampled crop mirrors to within a grey level)
+    dice, mirrored_dice = [(218.0, 78.0, 24.0)], [(319.0 - 218.0, 78.0, 24.0)]
+    single = FaceNet(faces.MODEL.with_name("dice.faces.onnx"))
+    twice = FaceNet(faces.MODEL.with_name("dice.faces.onnx"), mirror=True)
+    a, b = twice.probs(g, dice), twice.probs(flipped, mirrored_dice)
+    assert np.allclose(a, b, atol=1e-5)
+    one_a, one_b = single.probs(g, dice), single.probs(flipped, mirrored_dice)
+    assert not np.allclose(one_a, one_b, atol=1e-5)
+    assert np.allclose(a, (one_a + one_b) / 2, atol=0.2)  # (the logits are averaged, not the probabilities)
+    assert reader.model().faces.mirror == reader.model().thresholds.mirror
+    assert reader.model(mirror=True).faces.mirror and not reader.model(mirror=False).faces.mirror

@@ -94,7 +94,10 @@ def test_thresholds_file(tmp_path: Path) -> None:
     assert reader.load_thresholds(p) == Thresholds(0.4, 0.97)
     p.write_text(json.dumps({"face": 0.95}))  # a missing key keeps its default
     assert reader.load_thresholds(p) == Thresholds(reader.DIE_SCORE, 0.95)
+    p.write_text(json.dumps({"die": 0.4, "face": 0.97, "mirror": True}))  # cuts for a mirrored read
+    assert reader.load_thresholds(p) == Thresholds(0.4, 0.97, True)
     for text, why in (("{", "damaged"), ("[0.5, 0.9]", "damaged"), ('{"die": "high"}', "damaged"),
+                      ('{"mirror": "yes"}', "true or false"),
                       ('{"die": 0.5, "face": 1.5}', "between 0 and 1"), ('{"die": 0}', "between 0 and 1")):
         p.write_text(text)
         with pytest.raises(ModelError, match=why) as e:
