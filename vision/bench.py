@@ -224,13 +224,15 @@ _CODE_KEY: str | None = None
 
 def code_key() -> str:
     """A digest of what a calibration depends on: the runtime modules of calibration/ and vision/ and
-    the model files (a cached calibration is used only while they are unchanged)."""
+    the model files and their thresholds (a cached calibration is used only while they are unchanged;
+    the model card is not among them, so that a bench run beside an edit of it keeps one key)."""
     global _CODE_KEY
     if _CODE_KEY is None:
         h = hashlib.sha1()
         skip = {"bench.py", "onnxcount.py", "thresholds.py"}
         files = sorted(ROOT.glob("calibration/*.py")) + sorted(ROOT.glob("vision/*.py")) + \
-            sorted(ROOT.glob("vision/*.npz")) + sorted(ROOT.glob("vision/model/*"))
+            sorted(ROOT.glob("vision/*.npz")) + sorted(ROOT.glob("vision/model/*.onnx")) + \
+            sorted(ROOT.glob("vision/model/*.json"))
         for f in files:
             if f.name in skip or f.name.startswith(("synthetic", "train")) or not f.is_file():
                 continue
@@ -536,13 +538,15 @@ def speed(todo: list[Case], model: Path | None = None) -> dict:
         try:
             out["net_macs_at_320x256"] = macs(model, (256, 320))["macs"]
             from vision import faces as F
-            from vision.reader import faces_path
+            from vision.reader import faces_path, load_thresholds
 
             per_crop = macs(faces_path(model), (F.CROP, F.CROP))["macs"]
             out["face_net"] = faces_path(model).name
             out["face_net_bytes"] = faces_path(model).stat().st_size
             out["face_net_macs_per_crop"] = per_crop
-            out["face_net_macs_per_frame_8_dice"] = per_crop * 8  # (each die read once)
+            reads = 2 if load_thresholds(model.with_name("thresholds.json")).mirror else 1  # a mirrored read reads each die twice
+            out["face_net_reads_per_die"] = reads
+            out["face_net_macs_per_frame_8_dice"] = per_crop * 8 * reads
         except OnnxError as e:
             out["macs_error"] = str(e)
     else:

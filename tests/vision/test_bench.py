@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import bench
+from vision import bench, reader
 from vision.onnxcount import OnnxError, macs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,6 +215,10 @@ def test_quick_bench_json_has_every_section_with_its_counts(tmp_path) -> None:
     assert sp["frames_timed"] == {"1280x960": 3, "640x480": 3}
     assert 0 < sp["median_ms_8_dice_640x480"] < 5000 and sp["model_bytes"] > 10_000
     assert sp["net_macs_at_320x256"] > 1_000_000
+    # the face net's share counts each read: two a die when the thresholds ask for the mirrored read
+    reads = 2 if reader.model().thresholds.mirror else 1
+    assert sp["face_net_reads_per_die"] == reads
+    assert sp["face_net_macs_per_frame_8_dice"] == sp["face_net_macs_per_crop"] * 8 * reads > 0
     # the renders were cached under the folder given, with their calibrations
     assert len(list(tmp_path.rglob("*-empty.png"))) == bench.QUICK_SCENES
     assert len(list(tmp_path.rglob("cal-*/*.json"))) == bench.QUICK_SCENES
