@@ -310,7 +310,6 @@ def test_no_calibration_finds_dice_on_a_plain_top_down_render() -> None:
             assert d.value == near.face
 
 
-@BELOW_TARGET
 def test_no_calibration_reads_a_plain_top_down_render() -> None:
     frame, truth = _plain_render()
     r = read(frame, None, 5)

@@ -23,7 +23,7 @@
 5. the calibration's floor net (vision.train.floor): FLOOR_RENDERS frames of the calibration's tray
    kinds and as many empty train-pool frames, FLOOR_STEPS steps: floor.onnx beside the detector.
 
-Then `python -m vision.thresholds --data DIR --models DIR` sets the reader's cuts. A run stopped
+Then `python -m vision.thresholds --mirror --data DIR --models DIR` sets the reader's cuts. A run stopped
 part way (the whole recipe takes hours on two cores) goes on with `--resume`: renders and face banks
 in the work folder are reused anyway, and the fold models and the work folder's own models that are
 already there are not trained again.
