@@ -544,7 +544,8 @@ def speed(todo: list[Case], model: Path | None = None) -> dict:
             out["face_net"] = faces_path(model).name
             out["face_net_bytes"] = faces_path(model).stat().st_size
             out["face_net_macs_per_crop"] = per_crop
-            reads = 2 if load_thresholds(model.with_name("thresholds.json")).mirror else 1  # a mirrored read reads each die twice
+            # the mirrored read (the thresholds beside the model say so) reads each die twice
+            reads = 2 if load_thresholds(model.with_name("thresholds.json")).mirror else 1
             out["face_net_reads_per_die"] = reads
             out["face_net_macs_per_frame_8_dice"] = per_crop * 8 * reads
         except OnnxError as e:
