@@ -36,7 +36,7 @@ from typing import Any, Callable, Protocol, Sequence
 from controller.game.game import MAX_PLAYERS, Game, GameError, Setup
 from controller.game.view import GameView, dice_text, face_text
 from controller.language import SAYINGS, say
-from hardware.camera import CameraError, Clock, FrameSource
+from hardware.camera import CameraError, Clock, FrameSource, ManualClock
 from hardware.panel import Action, Input, Panel
 
 
@@ -96,6 +96,7 @@ class ThrowResult:
     frames: int = 0
     still_wall: float | None = None  # perf_counter when the last still frame the reading is made from arrived
     shown_wall: float | None = None  # perf_counter when the screen had been shown the result
+    busy_ms: float = 0.0  # wall time the press's handling computed (on a ManualClock, not in shown_at - pressed_at)
 
     @property
     def still_to_screen_ms(self) -> float | None:
@@ -488,6 +489,7 @@ class App:
             return self._result("refused", pressed_at, notice=why)
         self.panel.busy = True
         self._frame_wall = None
+        self._press_wall = time.perf_counter()
         try:
             try:
                 if not self.wait_still():
@@ -538,8 +540,10 @@ class App:
                 self.panel.blink()
             self.refresh()
         still = getattr(self, "_frame_wall", None) if frames else None
+        wall = time.perf_counter()
         res = ThrowResult(outcome, tuple(values), tuple(reasons), pressed_at, self.clock.now(), frames,
-                          still, time.perf_counter() if still is not None else None)
+                          still, wall if still is not None else None,
+                          1000.0 * (wall - getattr(self, "_press_wall", wall)))
         self._frame_wall = None
         self.stats.results.append(res)
         self.last_result = res
@@ -727,29 +731,6 @@ def around(start: Sequence[int | None], faces: Sequence[int]) -> list[int]:
         out.append(d if keep else None)
     rest = sorted(left.elements())
     return [d if d is not None else rest.pop(0) for d in out]
-
-
-class FastClock:
-    """Real time plus the waits it skipped: ``sleep`` returns at once but moves ``now`` on.
-
-    The demo runs on it: frame intervals and dice rolling cost no wall time, yet a
-    press-to-screen latency still contains every millisecond of real computing.
-    """
-
-    def __init__(self) -> None:
-        import time
-
-        self._mono = time.perf_counter
-        self.skipped = 0.0
-
-    def now(self) -> float:
-        return self._mono() + self.skipped
-
-    def sleep(self, dt: float) -> None:
-        if dt > 0:
-            self.skipped += dt
-
-    advance = sleep
 
 
 def advise_view(advisor: Any, view: GameView) -> Any:
@@ -1116,7 +1097,7 @@ def simulated_rig(
     setup = Setup.create(rules, players, lang=lang)
     rs = setup.rules
     rng = np.random.default_rng(seed)
-    clock = clock or FastClock()
+    clock = clock or ManualClock()
     table = SimTable(rs.dice, rng, size=size, cocked_rate=cocked_rate, off_rate=off_rate)
     calibration = calibration_for(render_empty(table.scene), rs.dice, render(table.reference_scene()))
     source = SimulatedSource(table, clock, seed=seed, flicker=flicker)
@@ -1236,7 +1217,9 @@ def demo_report(rig: Rig) -> dict[str, Any]:
     import time
 
     res = rig.app.stats.results
-    lat = [1000.0 * (r.shown_at - r.pressed_at) for r in res if r.outcome in ("throw", "reroll")]
+    computing = isinstance(rig.app.clock, ManualClock)  # its time is the waits alone: add the computing
+    lat = [1000.0 * (r.shown_at - r.pressed_at) + (r.busy_ms if computing else 0.0)
+           for r in res if r.outcome in ("throw", "reroll")]
     events = rig.app.game.events
     return {
         "throws": sum(r.outcome == "throw" for r in res),
