@@ -400,9 +400,10 @@ def _status_lines(view: GameView, lang: str) -> dict[str, object]:
     return out
 
 
-def _status_height(view: GameView, lang: str, width: int, px: int, die: int, max_lines: int) -> int:
-    """Height the status area needs at font ``px`` with dice of side ``die``."""
-    items, used = _status_items(view, lang, (0, 0, width, 10_000), px, die, max_lines)
+def _status_height(view: GameView, lang: str, width: int, px: int, die: int, max_lines: int,
+                   hints: bool = True) -> int:
+    """Height the status area needs at font ``px`` with dice of side ``die`` (``hints``: with them)."""
+    items, used = _status_items(view, lang, (0, 0, width, 10_000), px, die, max_lines, hints)
     return used
 
 
@@ -420,13 +421,15 @@ def _choose_status(view: GameView, lang: str, W: int, H: int, side: float, px: i
     if side:
         sw = int(round(W * side))
         inner = sw - 2 * _pad_x(px)
-        # the biggest die that lets every line fit
-        for max_lines in (3, 2, 1, 0):
-            base = _status_height(view, lang, sw, px, 0, max_lines)  # with zero-size dice in one row
-            for die in range(min(inner, int(px * 2.2)), int(px * 1.2) - 1, -2):
-                per_row, rows = _dice_grid(n, inner, die)
-                if view.finished or base + rows * (die + max(2, die // 6)) <= H:
-                    return (W - sw, 0, W, H), die, max_lines
+        # the biggest die that lets every line fit (a notice that does not fit with the hints
+        # takes their room: _status_items)
+        for hints in (True, False) if view.notice else (True,):
+            for max_lines in (3, 2, 1, 0):
+                base = _status_height(view, lang, sw, px, 0, max_lines, hints)  # with zero-size dice in one row
+                for die in range(min(inner, int(px * 2.2)), int(px * 1.2) - 1, -2):
+                    per_row, rows = _dice_grid(n, inner, die)
+                    if view.finished or base + rows * (die + max(2, die // 6)) <= H:
+                        return (W - sw, 0, W, H), die, max_lines
         return (W - sw, 0, W, H), int(px * 1.2), 1
     inner = W - 2 * _pad_x(px)
     gap_factor = 1.2
@@ -571,9 +574,11 @@ def _pick(cands: list[_Candidate], pads: dict[str, float]) -> _Candidate:
 # ----------------------------------------------------------------------- status area
 
 
-def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_lines: int
+def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_lines: int, hints: bool = True
                   ) -> tuple[tuple[list, list, list], int]:
-    """Items of the status area laid out top-down in ``rect``; returns (rects, texts, dice), used height."""
+    """Items of the status area laid out top-down in ``rect``; returns (rects, texts, dice), used height.
+    A notice that would be cut takes the room of the hints (declared box, stop cost, advice): "throw
+    again" and its reasons matter more while they are shown."""
     x0, y0, x1, y1 = rect
     padx = _pad_x(px)
     inner = x1 - x0 - 2 * padx
@@ -662,7 +667,7 @@ def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_
         else:
             for p in parts:
                 line(p)
-        for e in info["extra"]:  # type: ignore[union-attr]
+        for e in info["extra"] if hints else ():  # type: ignore[union-attr]
             for t in wrap_text(str(e), inner, px, 2):
                 line(t, OPTION)
     extras = dict(view.extras)
@@ -673,9 +678,13 @@ def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_
             line(t, TEXT, False, "menu", bg=MENU_BG, x=x0 + padx, width=inner - padx)
         rects.append(RectItem((x0 + padx // 2, top, x1 - padx // 2, y), MENU_EDGE, "menu_frame", radius=max(2, px // 5), outline=max(2, px // 10)))
     elif view.notice:
-        for t in wrap_text(view.notice, inner - padx, px, 4, True):
-            line(t, TEXT, True, "notice", bg=NOTICE_BG, x=x0 + padx, width=inner - padx)
-    if view.advice and max_lines:
+        room = max(4, (y1 - y - padx // 2) // lh)  # the lines left below (at least four)
+        wrapped = wrap_text(view.notice, inner - padx, px, room + 1, True)
+        if hints and len(wrapped) > room and (info["extra"] or (view.advice and max_lines)):
+            return _status_items(view, lang, rect, px, die, max_lines, hints=False)
+        for t in wrapped[:room - 1] + [" ".join(wrapped[room - 1:])] if len(wrapped) > room else wrapped:
+            line(fit_text(t, inner - padx, px, True), TEXT, True, "notice", bg=NOTICE_BG, x=x0 + padx, width=inner - padx)
+    if view.advice and max_lines and hints:
         for t in wrap_text(view.advice, inner, px, max_lines):
             line(t, ADVICE, False, "advice")
     used = y - y0 + padx // 2

@@ -251,6 +251,30 @@ def test_long_names_and_long_notice_are_cut_not_spilled():
         check_screen(long, size)
 
 
+@pytest.mark.parametrize("lang", ["sv", "en", "nb", "da"])
+@pytest.mark.parametrize("rname", ["yatzy", "maxi", "special8"])
+def test_a_reroll_with_two_reasons_takes_the_hints_room_on_the_smallest_panel(lang, rname):
+    """Throw again with two reasons on a 480x320 panel: the notice is cut only when it reaches the
+    panel's foot, after the hints (stop cost, advice) have given up their room; with five dice
+    both reasons are shown whole."""
+    from controller.language import say
+
+    reasons = [say(lang, r) for r in ("cocked", "off_tray")]
+    v = replace(view_of(rname, 2), notice=say(lang, "throw_again", why=", ".join(reasons)))
+    lay = check_screen(v, (480, 320), lang)
+    notice = [t for t in lay.texts if t.role == "notice"]
+    shown = " ".join(t.text for t in notice)
+    assert shown.startswith(reasons[0].join(say(lang, "throw_again", why="|").split("|")[:1]) + reasons[0])
+    if shown.endswith("\u2026"):
+        assert not any(t.role == "advice" for t in lay.texts)
+        assert notice[-1].cell[3] + (notice[-1].cell[3] - notice[-1].cell[1]) > 320
+    if rname == "yatzy":
+        assert all(r in shown for r in reasons), shown
+    # on a bigger panel the notice is whole
+    big = " ".join(t.text for t in sb.layout(v, (800, 480), lang).texts if t.role == "notice")
+    assert all(r in big for r in reasons) and not big.endswith("\u2026"), big
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "nb", "da"])
 @pytest.mark.parametrize("rname", RULESETS)
