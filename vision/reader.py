@@ -50,6 +50,10 @@ MARGIN = 1.5  # dice: how far around the floor and keep zone the calibrated read
 OFF_EDGE = 0.0  # dice: a die whose centre lies farther than this outside the floor is off it
 KEEP_EDGE = 0.2  # dice: ... unless its centre lies inside the keep zone or less than this outside it
 SIZE_SCALES = (0.85, 1.0, 1.18)  # die_size reads the reference throw at these scales and pools them
+#: one die's detections at other pyramid levels estimate about its size (within a few tenths); a
+#: detection over it that is more than this factor smaller or larger is another reading of the
+#: place (a part of the die, a cluster of dice), not the die at another level
+SAME_SIZE = 1.5
 
 
 class Calibration(Protocol):
@@ -187,7 +191,8 @@ def look(gray: np.ndarray, m: Model, die_px: float | None = None, roi: tuple[int
     calibrated reader converts only that part); the dice come back in the frame's pixels."""
     cut = m.thresholds.die if least is None else least
     if die_px is None:  # over the pyramid: every level's detection of a die read, the surest kept
-        by_die = detector.groups(d for d in m.detector.candidates(gray, roi=roi, peak=peak) if d.score >= cut)
+        by_die = [_alike(g) for g in detector.groups(d for d in m.detector.candidates(gray, roi=roi, peak=peak)
+                                                       if d.score >= cut)]
         found = [d for g in by_die for d in g]
     else:
         found = [d for d in m.detector.detect(gray, die_px=die_px, roi=roi, peak=peak) if d.score >= cut]
@@ -207,11 +212,19 @@ def _sureness(d: Die) -> tuple[int, float]:
     return (1, max(d.probs[:6])) if d.face is not None else (0, d.score)
 
 
+def _alike(group: list[Die]) -> list[Die]:
+    """A die's detections (detector.groups, the strongest first) whose size is within SAME_SIZE of the
+    strongest's: the same die seen at other pyramid levels."""
+    top = group[0].size
+    return [d for d in group if max(d.size, top) <= SAME_SIZE * min(d.size, top)]
+
+
 def _surest_of(group: list[Die]) -> Die:
     """One die's detections (detector.groups, the strongest first), read by the face net: the
     strongest's centre and score (where a die is and whether), the face read and size of the one
-    the face net is surest of."""
-    best = max(group, key=_sureness)
+    the face net is surest of among those of about its size (`_alike`: the surest of any size would
+    let a part of the die read as a face of its own, two rows of a six as a four, overrule it)."""
+    best = max(_alike(group), key=_sureness)
     return replace(best, x=group[0].x, y=group[0].y, score=group[0].score)
 
 

@@ -158,10 +158,10 @@ def test_each_detection_gets_its_status() -> None:
     assert reader.judge(_die(80, 200, 2, 0.99), th).status == "ok"  # no calibration: no floor
 
 
-def test_of_a_die_found_at_several_levels_the_surest_read_is_kept() -> None:
-    # one large die: found strongest at a level that cuts it to two rows of pips (read 4, unsure), and
-    # at the next level at its whole size (read 6, sure); a second die beside it, found once
-    strong = _die(200, 200, 4, 0.7, size=80.0, score=0.9)
+def test_of_a_die_found_at_several_levels_the_surest_read_of_about_its_size_is_kept() -> None:
+    # one large die: found strongest at one level (read 4, unsure), and at another level at about
+    # the same size (read 6, sure); a second die beside it, found once
+    strong = _die(200, 200, 4, 0.7, size=110.0, score=0.9)
     whole = _die(204, 198, 6, 0.999, size=130.0, score=0.6)
     beside = _die(340, 200, 2, 0.99, size=120.0, score=0.8)
     kept = reader.surest([strong, whole, beside])
@@ -169,8 +169,15 @@ def test_of_a_die_found_at_several_levels_the_surest_read_is_kept() -> None:
     one = next(d for d in kept if d.x < 300)
     assert one.face == 6 and one.size == 130.0 and one.score == 0.9  # the surest read, the strongest heat
     assert next(d for d in kept if d.x > 300) == beside
+    # a part of the die (half its size, two rows of a six) read sure as a 4 does not overrule it, nor
+    # does a detection of about twice its size; the die's own read stands, sure or not
+    part = _die(190, 205, 4, 0.9999, size=60.0, score=0.5)
+    big = _die(200, 200, 3, 0.9999, size=260.0, score=0.3)
+    assert [d.face for d in reader.surest([whole, part])] == [6]
+    assert [(d.face, d.size) for d in reader.surest([strong, part, big])] == [(4, 110.0)]
+    assert reader.surest([strong, part])[0].probs == strong.probs  # (read 4 unsure: a doubt)
     # a face beats "not readable" however sure; no face at all: the strongest stays
-    cocked = _die(200, 200, None, 0.95, size=80.0, score=0.9)
+    cocked = _die(200, 200, None, 0.95, size=110.0, score=0.9)
     assert reader.surest([cocked, whole])[0].face == 6
     flat_doubt = _die(202, 200, None, 0.6, size=90.0, score=0.5)
     assert reader.surest([cocked, flat_doubt]) == [cocked]
