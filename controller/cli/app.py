@@ -117,9 +117,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"{name}: {total}", file=out)
     if game.finished:
         print(f"winner: {', '.join(game.winners)}", file=out)
+    def n(k: int, one: str, many: str) -> str:
+        return f"{k} {one if k == 1 else many}"
+
     print(
-        f"{report['throws']} throws read, {report['rerolls']} rerolls ({report['rerolls_real']} real, "
-        f"{report['rerolls_false']} false), {report['manual']} throws by hand "
+        f"{n(report['throws'], 'throw', 'throws')} read, {n(report['rerolls'], 'reroll', 'rerolls')} "
+        f"({report['rerolls_real']} real, {report['rerolls_false']} false), "
+        f"{n(report['manual'], 'throw', 'throws')} by hand "
         f"({report['by_hand_after_rerolls']} after {A.MAX_REROLLS} rerolls in a row); "
         f"press to screen p50 {report['latency_p50_ms']:.0f} ms, p95 {report['latency_p95_ms']:.0f} ms; "
         f"{report['wall_s']:.1f} s",
