@@ -483,13 +483,13 @@ class App:
 
     def throw(self, pressed_at: float | None = None, again: bool = False) -> ThrowResult:
         pressed_at = self.clock.now() if pressed_at is None else pressed_at
+        self._press_wall = time.perf_counter()  # (every outcome's busy_ms counts from here)
         again = again and self.last_reading is not None
         if not again and not self.game.can_throw:
             why = self.say("game_over" if self.game.finished else "no_throws_left")
             return self._result("refused", pressed_at, notice=why)
         self.panel.busy = True
         self._frame_wall = None
-        self._press_wall = time.perf_counter()
         try:
             try:
                 if not self.wait_still():
@@ -543,7 +543,7 @@ class App:
         wall = time.perf_counter()
         res = ThrowResult(outcome, tuple(values), tuple(reasons), pressed_at, self.clock.now(), frames,
                           still, wall if still is not None else None,
-                          1000.0 * (wall - getattr(self, "_press_wall", wall)))
+                          1000.0 * (wall - self._press_wall))
         self._frame_wall = None
         self.stats.results.append(res)
         self.last_result = res

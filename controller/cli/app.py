@@ -117,6 +117,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"{name}: {total}", file=out)
     if game.finished:
         print(f"winner: {', '.join(game.winners)}", file=out)
+
     def n(k: int, one: str, many: str) -> str:
         return f"{k} {one if k == 1 else many}"
 
