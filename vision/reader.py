@@ -220,11 +220,11 @@ def _alike(group: list[Die]) -> list[Die]:
 
 
 def _surest_of(group: list[Die]) -> Die:
-    """One die's detections (detector.groups, the strongest first), read by the face net: the
-    strongest's centre and score (where a die is and whether), the face read and size of the one
-    the face net is surest of among those of about its size (`_alike`: the surest of any size would
-    let a part of the die read as a face of its own, two rows of a six as a four, overrule it)."""
-    best = max(_alike(group), key=_sureness)
+    """One die's detections of about its size (`_alike`, the strongest first), read by the face net:
+    the strongest's centre and score (where a die is and whether), the face read and size of the one
+    the face net is surest of (of any size, a part of the die read as a face of its own, two rows of a
+    six as a four, would overrule it)."""
+    best = max(group, key=_sureness)
     return replace(best, x=group[0].x, y=group[0].y, score=group[0].score)
 
 
@@ -232,10 +232,10 @@ def surest(dice: list[Die]) -> list[Die]:
     """One detection per die of the pyramid's detections (read by the face net): a die is found at
     two or three neighbouring levels, at somewhat different sizes, and the strongest by the
     detector's score is not always the one whose crop the face net reads best. The detections are
-    grouped by die as detector.suppress keeps them (detector.groups), and of each group the surest
-    read is kept (_surest_of). `look` groups before reading, so that only a group's detections are
+    grouped by die as detector.suppress keeps them (detector.groups), and of each group's detections
+    of about the strongest's size (_alike) the surest read is kept (_surest_of). `look` groups before reading, so that only a group's detections are
     read."""
-    return [_surest_of(g) for g in detector.groups(dice)]
+    return [_surest_of(_alike(g)) for g in detector.groups(dice)]
 
 
 # ------------------------------------------------------------------ frames
