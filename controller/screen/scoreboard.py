@@ -679,11 +679,11 @@ def _status_items(view: GameView, lang: str, rect: Rect, px: int, die: int, max_
         rects.append(RectItem((x0 + padx // 2, top, x1 - padx // 2, y), MENU_EDGE, "menu_frame", radius=max(2, px // 5), outline=max(2, px // 10)))
     elif view.notice:
         room = max(4, (y1 - y - padx // 2) // lh)  # the lines left below (at least four)
-        wrapped = wrap_text(view.notice, inner - padx, px, room + 1, True)
-        if hints and len(wrapped) > room and (info["extra"] or (view.advice and max_lines)):
+        cut = len(wrap_text(view.notice, inner - padx, px, room + 1, True)) > room
+        if hints and cut and (info["extra"] or (view.advice and max_lines)):
             return _status_items(view, lang, rect, px, die, max_lines, hints=False)
-        for t in wrapped[:room - 1] + [" ".join(wrapped[room - 1:])] if len(wrapped) > room else wrapped:
-            line(fit_text(t, inner - padx, px, True), TEXT, True, "notice", bg=NOTICE_BG, x=x0 + padx, width=inner - padx)
+        for t in wrap_text(view.notice, inner - padx, px, room, True):
+            line(t, TEXT, True, "notice", bg=NOTICE_BG, x=x0 + padx, width=inner - padx)
     if view.advice and max_lines and hints:
         for t in wrap_text(view.advice, inner, px, max_lines):
             line(t, ADVICE, False, "advice")
