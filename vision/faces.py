@@ -72,7 +72,7 @@ def _bilinear(img: np.ndarray, inv: np.ndarray, out: int) -> np.ndarray:
     """img (float32) sampled at inv @ (u, v, 1) for every pixel (u, v) of an out x out picture,
     bilinearly, the edge repeated: cv2.warpAffine's job in numpy, because warpAffine's result differs
     between OpenCV versions (4.6 against 5.x: by up to two grey levels)."""
-    v, u = np.mgrid[0:out, 0:out].astype(np.float64)
+    v, u = _grid(out)
     x = inv[0, 0] * u + inv[0, 1] * v + inv[0, 2]
     y = inv[1, 0] * u + inv[1, 1] * v + inv[1, 2]
     h, w = img.shape
@@ -81,10 +81,24 @@ def _bilinear(img: np.ndarray, inv: np.ndarray, out: int) -> np.ndarray:
     x0 = np.minimum(np.floor(x).astype(np.int64), w - 2) if w > 1 else np.zeros(x.shape, np.int64)
     y0 = np.minimum(np.floor(y).astype(np.int64), h - 2) if h > 1 else np.zeros(y.shape, np.int64)
     fx, fy = (x - x0).astype(np.float32), (y - y0).astype(np.float32)
-    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
-    top = img[y0, x0] * (1 - fx) + img[y0, x1] * fx
-    bottom = img[y1, x0] * (1 - fx) + img[y1, x1] * fx
+    dx, dy = (x0 + 1 < w).astype(np.int64), np.where(y0 + 1 < h, w, 0)  # the next pixel, or this one at an edge
+    flat = img.ravel()
+    i = y0 * w + x0  # the four neighbours taken by flat index (a third of fancy 2-D indexing's time)
+    top = flat.take(i) * (1 - fx) + flat.take(i + dx) * fx
+    bottom = flat.take(i + dy) * (1 - fx) + flat.take(i + dy + dx) * fx
     return (top * (1 - fy) + bottom * fy).astype(np.float32)
+
+
+_GRIDS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _grid(out: int) -> tuple[np.ndarray, np.ndarray]:
+    """(v, u): every pixel's row and column of an out x out picture, float64 (made once a size)."""
+    if out not in _GRIDS:
+        v, u = np.mgrid[0:out, 0:out].astype(np.float64)
+        v.flags.writeable = u.flags.writeable = False
+        _GRIDS[out] = (v, u)
+    return _GRIDS[out]
 
 
 def toward_centre(x: float, y: float, width: int, height: int) -> float:

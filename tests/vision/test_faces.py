@@ -93,6 +93,22 @@ def test_the_crop_samples_exactly_without_opencv_warps() -> None:
     assert np.abs(c - (0.5 * sx + 0.3 * sy)).max() < 1e-3
 
 
+@pytest.mark.parametrize("x, y", [(2.0, 3.0), (77.5, 1.2), (40.0, 58.6), (0.0, 0.0)])
+def test_a_crop_off_the_picture_samples_its_edge_exactly(x: float, y: float) -> None:
+    """Where the window leaves the picture the edge is repeated: on a ramp, each pixel of the crop is
+    the ramp at the nearest point of the picture (the point it maps to, clamped to the picture)."""
+    h, w = 60, 80
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    ramp = (0.5 * xx + 0.3 * yy).astype(np.float32)
+    side, angle = 20.0, -27.0  # no shrinking
+    c = faces.crop(ramp, x, y, side, angle)
+    inv = cv2.invertAffineTransform(cv2.getRotationMatrix2D((0.0, 0.0), angle, faces.CROP / (faces.CONTEXT * side)))
+    v, u = np.mgrid[0:faces.CROP, 0:faces.CROP].astype(np.float64) - (faces.CROP - 1) / 2.0
+    sx = np.clip(inv[0, 0] * u + inv[0, 1] * v + x, 0, w - 1)
+    sy = np.clip(inv[1, 0] * u + inv[1, 1] * v + y, 0, h - 1)
+    assert np.abs(c - (0.5 * sx + 0.3 * sy)).max() < 1e-3
+
+
 def test_a_mirrored_read_is_the_same_for_the_picture_and_its_mirror_image() -> None:
     """Read twice (the crop and its mirror image, logits averaged), a die's probabilities do not change
     when the whole picture is mirrored (the crop of the mirrored picture is the mirrored crop), while a
