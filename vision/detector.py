@@ -47,7 +47,8 @@ class Die:
 
     @property
     def cls(self) -> int:
-        return int(np.argmax(self.probs))
+        p = self.probs  # (the first of equal ones, as np.argmax; a tuple of 8 needs no array)
+        return max(range(len(p)), key=p.__getitem__)
 
     @property
     def face(self) -> int | None:

@@ -41,6 +41,19 @@ def test_verdict_rules() -> None:
     assert verdict_of(_dice((3, "ok")), None).verdict == "ok"  # no count: nothing missing
 
 
+@pytest.mark.parametrize("probs, cls, face", [
+    ((0.1, 0.05, 0.7, 0.05, 0.0, 0.0, 0.1, 0.0), 2, 3),
+    ((0.3, 0.0, 0.0, 0.0, 0.0, 0.3, 0.4, 0.0), NOT_READABLE, None),
+    ((0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.45, 0.55), NOT_A_DIE, None),
+    ((0.25, 0.25, 0.25, 0.25, 0.0, 0.0, 0.0, 0.0), 0, 1),  # a tie: the first, as np.argmax
+    ((0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.5), NOT_READABLE, None),
+])
+def test_a_detections_class_is_its_most_likely_the_first_of_equals(probs, cls, face) -> None:
+    d = Die(10.0, 20.0, 30.0, 0.9, probs)
+    assert d.cls == cls == int(np.argmax(probs)) and d.face == face and d.conf == max(probs)
+    assert Die(10.0, 20.0, 30.0, 0.9, np.array(probs, np.float32)).cls == cls
+
+
 def test_reading_json_shape() -> None:
     r = Reading(_dice((4, "ok"), (None, "cocked")), "reroll", ("cocked",), 3.14159)
     j = r.to_json("a.png")
