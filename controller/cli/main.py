@@ -5,6 +5,7 @@ errors (see :mod:`controller.cli.args`)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 import tomllib
@@ -111,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(e, "user_error", False):
             print(f"yatzycam {args.command}: {printable(str(e))}", file=sys.stderr)  # (a path may hold a line break)
             return int(getattr(e, "exit_code", 2))
+        if isinstance(e, OSError) and e.errno == errno.ENAMETOOLONG:  # a path given that no file can have
+            name = str(e.filename or "")
+            shown = name if len(name) <= 80 else name[:80] + "..."
+            print(f"yatzycam {args.command}: {printable(shown)}: file name too long", file=sys.stderr)
+            return 2
         raise
 
 

@@ -646,9 +646,18 @@ def load(name_or_path: str) -> RuleSet:
     if name_or_path in builtin_names():
         return load_file(RULESET_DIR / f"{name_or_path}.toml")
     p = Path(name_or_path)
-    if p.suffix == ".toml" or p.exists() or "/" in name_or_path:
+    if p.suffix == ".toml" or _is_there(p) or "/" in name_or_path:
         return load_file(p)
-    raise RulesError(f"unknown rule set {name_or_path!r} (built in: {', '.join(builtin_names())}; or a path to a .toml file)")
+    shown = name_or_path if len(name_or_path) <= 60 else name_or_path[:60] + "..."
+    raise RulesError(f"unknown rule set {shown!r} (built in: {', '.join(builtin_names())}; or a path to a .toml file)")
+
+
+def _is_there(p: Path) -> bool:
+    """Whether a path names something; False for a name the system cannot even look up (too long)."""
+    try:
+        return p.exists()
+    except OSError:
+        return False
 
 
 def parse_roll(text: str) -> list[int]:

@@ -57,6 +57,7 @@ def corpus_unchanged():
     ("config-shutdown-nan.toml", ["pins.shutdown_hold", "1..11 seconds"]),
     ("config-players-8.toml", ["game.players", "1..6"]),
     ("config-db-no-such-user.toml", ["paths.db", "names no user's home directory"]),
+    ("config-rules-name-too-long.toml", ["game.rules", "unknown rule set 'aaaa", "...'"]),  # (no file of that name can be)
 ])
 def test_bad_config_exits_78_before_any_database(tmp_path, corpus_unchanged, name, words):
     r = run(tmp_path, "play", "--config", str(CORPUS / name), "--keyboard")
@@ -82,6 +83,23 @@ def test_bad_rule_sets(tmp_path, corpus_unchanged, name, words):
                                          (["١", "٢", "٣", "٤", "٥"], ["'١' is not a die face"])])
 def test_faces_are_ascii_digits(tmp_path, faces, words):
     one_line(run(tmp_path, "score", "--rules", "yatzy", *faces), 2, "yatzycam score: ", *words)
+
+
+@pytest.mark.parametrize("argv", [
+    ["calibrate", "--empty", "tests/data/images/00007_jpg.rf.72c5ac851783774615084169e67dcb79.jpg", "--out", "{long}.json"],
+    ["history", "--db", "{long}.db"],
+    ["export", "1", "--format", "json", "--db", "{long}.db"],
+])
+def test_a_path_too_long_for_the_system_is_one_line(tmp_path, argv):
+    long = str(tmp_path / ("y" * 300))  # over NAME_MAX: the system refuses to look it up at all
+    r = run(tmp_path, *[a.replace("{long}", long) for a in argv])
+    one_line(r, 2, f"yatzycam {argv[0]}: ", "yyyy...: file name too long")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing made
+
+
+def test_a_rule_set_name_too_long_for_a_file_name_is_unknown(tmp_path):
+    one_line(run(tmp_path, "score", "--rules", "b" * 300, "1", "2", "3", "4", "5"), 2,
+             "yatzycam score: unknown rule set 'bbbb", "...' (built in: ")
 
 
 def test_replay_of_deep_brackets_and_bad_json_is_one_line(tmp_path, corpus_unchanged):
