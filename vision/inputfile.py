@@ -43,13 +43,15 @@ def _kind(mode: int) -> str:
 def not_a_file(path: str | os.PathLike) -> str | None:
     """Why ``path`` can never be a regular file to read or write (None: it is one, or is not there
     yet): "is a folder, not a file", "is a FIFO (named pipe), not a file", or the system's word
-    ("File name too long", "Not a directory")."""
+    ("File name too long", "Not a directory"); a name holding a NUL character names no file at all."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         return None
     except OSError as e:
         return e.strerror or str(e)
+    except ValueError:  # (os.stat's "embedded null byte")
+        return "holds a NUL character, which no file name can"
     return None if stat.S_ISREG(mode) else f"is {_kind(mode)}, not a file"
 
 

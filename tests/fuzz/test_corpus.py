@@ -57,6 +57,7 @@ def corpus_unchanged():
     ("config-shutdown-nan.toml", ["pins.shutdown_hold", "1..11 seconds"]),
     ("config-players-8.toml", ["game.players", "1..6"]),
     ("config-db-no-such-user.toml", ["paths.db", "names no user's home directory"]),
+    ("config-db-nul.toml", ["paths.db", "holds a NUL character"]),
     ("config-rules-name-too-long.toml", ["game.rules", "unknown rule set 'aaaa", "...'"]),  # (no file of that name can be)
 ])
 def test_bad_config_exits_78_before_any_database(tmp_path, corpus_unchanged, name, words):
