@@ -21,6 +21,9 @@ Each detection is matched to the die it lies on (its centre within 0.6 of the di
   of the dice passed ok, by the upper end of the 95% Wilson interval: the safety margin.
 A die kept but under "face" is a doubt: the reader refuses the throw with its reason.
 
+Also, for the renders and each real source, the right dice passed before the 1st, 3rd, 5th, 10th
+and 20th wrong one ("right_before_wrong"): how two face nets compare where the cut is set.
+
 With `--bootstrap N`, also the face cut's spread ("face_cut_spread": its median and 10th and 90th
 percentiles over N resamples of the scenes and photos, `spread`): the cut rests on a few wrong faces.
 
@@ -162,11 +165,12 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, in
     return rows
 
 
-def _real_rows(a, run) -> tuple[list[list], dict[str, str]]:
+def _real_rows(a, run) -> tuple[list[list], list[str], dict[str, str]]:
     """The rows of every real source's photos and single-die crops (crops/, fisheye's crops) read by
     the fold model that left that source out (vision.bench's choice: the one named for it, or one whose
-    training left it out with others), one list a photo, and what was read of each source."""
-    rows, sources = [], {}
+    training left it out with others), one list a photo, the source of each, and what was read of
+    each source."""
+    rows, labels, sources = [], [], {}
     for src in bench.SOURCES:
         fold, _ = bench.fold_model(src, Path(a.models)) if a.models else (None, "")
         if fold is None or not faces_path(fold).is_file():
@@ -178,7 +182,8 @@ def _real_rows(a, run) -> tuple[list[list], dict[str, str]]:
         what = " and ".join(f"{n} {kind}" for n, kind in ((len(recs) - n_crops, "photos"), (n_crops, "crops")) if n)
         sources[src] = f"{what or '0 photos'}, {sum(map(len, per_photo))} detections ({Path(fold).name})"
         rows += per_photo
-    return rows, sources
+        labels += [src] * len(per_photo)
+    return rows, labels, sources
 
 
 def lowest_safe(values: np.ndarray, bad: np.ndarray, max_rate: float = MAX_RATE) -> tuple[float | None, int, int]:
@@ -226,6 +231,27 @@ def least_errors(score: np.ndarray, good: np.ndarray) -> float:
     idx = np.nonzero(last)[0]
     best = idx[np.argmin(errors[idx])]  # argmin takes the first, the higher cut
     return float(v[best]) if best + 1 >= len(v) else 0.5 * float(v[best] + v[best + 1])
+
+
+RANKS = (1, 3, 5, 10, 20)  # "right_before_wrong": right dice passed before the k-th wrong one
+
+
+def right_before_wrong(rows: np.ndarray, die: float, ranks: tuple[int, ...] = RANKS) -> dict[str, int]:
+    """How well the face net ranks its reads, whatever the cut: of the detections kept by the die cut,
+    surest first, the right dice before the k-th wrong one, for each k of `ranks` (all the right ones
+    when there are fewer wrong ones; a wrong one's equals count as after it). Two nets are compared by
+    these, where the cut is set, and not at a fixed cut: a net surer of everything passes more at a
+    fixed cut and makes its few mistakes surer too."""
+    if not len(rows):
+        return {str(k): 0 for k in ranks}
+    dropped = rows[:, 4].astype(bool) if rows.shape[1] > 4 else np.zeros(len(rows), bool)
+    keep = (rows[:, 0] >= die) & ~dropped
+    best, right = rows[keep, 1], rows[keep, 2].astype(bool)
+    out = {}
+    for k in ranks:
+        wrong = np.sort(best[~right])[::-1]
+        out[str(k)] = int((best[right] > wrong[k - 1]).sum()) if len(wrong) >= k else int(right.sum())
+    return out
 
 
 def spread(groups: list[np.ndarray], draws: int, seed: int = 0, max_rate: float = MAX_RATE) -> dict:
@@ -326,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     run = pool.starmap if pool else lambda f, items, chunksize=1: [f(*x) for x in items]
     try:
         got = run(_scene_dets, [(c, m) for c in todo], chunksize=8)
-        rows, sources = _real_rows(a, run) if a.data else ([], {})
+        rows, labels, sources = _real_rows(a, run) if a.data else ([], [], {})
     finally:
         if pool:
             pool.close()
@@ -347,6 +373,11 @@ def main(argv: list[str] | None = None) -> int:
     out["mirror"] = a.mirror
     if sources:
         out["real_photos"] = sources
+    if out.get("die") is not None:
+        by = {"renders": groups[:len(got)]}
+        for g, src in zip(groups[len(got):], labels):
+            by.setdefault(src, []).append(g)
+        out["right_before_wrong"] = {k: right_before_wrong(np.concatenate(v), out["die"]) for k, v in by.items()}
     if a.bootstrap:
         out["face_cut_spread"] = spread(groups, a.bootstrap, max_rate=a.max_rate)
     out["seconds"] = round(time.perf_counter() - t0, 1)

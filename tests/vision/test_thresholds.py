@@ -45,6 +45,22 @@ def test_lowest_safe_and_least_errors_on_small_lists() -> None:
     assert T.least_errors(s[:4], good[:4]) == 0.75  # a tie (one false kept or one real lost): the higher cut
 
 
+def test_right_dice_before_the_kth_wrong_one() -> None:
+    # (score, best face, right, on a die, dropped), in no order; the die cut 0.5
+    rows = np.array([
+        [0.9, 0.999, 1, 1, 0], [0.9, 0.998, 0, 1, 0], [0.9, 0.997, 1, 1, 0], [0.9, 0.996, 1, 1, 0],
+        [0.9, 0.995, 0, 0, 0], [0.9, 0.99, 1, 1, 0], [0.9, 0.95, 0, 1, 0],
+        [0.2, 0.9999, 0, 0, 0],  # under the die cut: never kept
+        [0.9, 0.9999, 0, 0, 1],  # dropped ("not a die"): never kept
+        [0.9, 0.996, 0, 1, 0],  # a wrong one equal to a right one: the right one does not count before it
+    ])
+    got = T.right_before_wrong(rows, 0.5, ranks=(1, 2, 3, 4, 5))
+    assert got == {"1": 1, "2": 2, "3": 3, "4": 4, "5": 4}  # 5th wrong: none, all 4 right ones
+    assert T.right_before_wrong(rows[:0], 0.5, ranks=(1,)) == {"1": 0}
+    shuffled = rows[np.random.default_rng(1).permutation(len(rows))]
+    assert T.right_before_wrong(shuffled, 0.5, ranks=(1, 2, 3, 4, 5)) == got
+
+
 def test_command_line_writes_the_file_the_reader_reads(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.setattr(bench, "CACHE", tmp_path / "cache")
     monkeypatch.setattr(bench, "jobs", lambda: 1)
@@ -53,6 +69,8 @@ def test_command_line_writes_the_file_the_reader_reads(tmp_path, capsys, monkeyp
     printed = capsys.readouterr()
     d = json.loads(printed.out)
     assert {"die", "face", "n", "method", "model", "model_sha1"} <= set(d) and d["n"] > 0
+    if d["die"] is not None:
+        assert set(d["right_before_wrong"]) == {"renders"} and set(d["right_before_wrong"]["renders"]) == {"1", "3", "5", "10", "20"}
     assert "seeds 90000000 up" in d["method"]
     if d["met"]:
         assert rc == 0 and json.loads(out.read_text()) == d
@@ -97,6 +115,7 @@ def test_real_photos_are_read_by_their_fold_models_only(tmp_path, capsys, monkey
     assert n_crops > 0 and real["crops"].startswith(f"{n_crops} crops, ") and "without-webcam.onnx" in real["crops"]
     assert int(real["crops"].split(", ")[1].split()[0]) > 0
     assert "real photos by their fold models" in d["method"]
+    assert {"renders", "webcam", "crops"} <= set(d["right_before_wrong"])  # ranking per source read
 
 
 def test_top_face_boxes_grow_to_the_whole_die() -> None:
