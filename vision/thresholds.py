@@ -247,11 +247,8 @@ def right_before_wrong(rows: np.ndarray, die: float, ranks: tuple[int, ...] = RA
     dropped = rows[:, 4].astype(bool) if rows.shape[1] > 4 else np.zeros(len(rows), bool)
     keep = (rows[:, 0] >= die) & ~dropped
     best, right = rows[keep, 1], rows[keep, 2].astype(bool)
-    out = {}
-    for k in ranks:
-        wrong = np.sort(best[~right])[::-1]
-        out[str(k)] = int((best[right] > wrong[k - 1]).sum()) if len(wrong) >= k else int(right.sum())
-    return out
+    wrong = np.sort(best[~right])[::-1]
+    return {str(k): int((best[right] > wrong[k - 1]).sum()) if len(wrong) >= k else int(right.sum()) for k in ranks}
 
 
 def spread(groups: list[np.ndarray], draws: int, seed: int = 0, max_rate: float = MAX_RATE) -> dict:
