@@ -16,7 +16,8 @@
    a symbol die: it is dropped):
    - "off_tray" (calibrated) when its centre lies outside the tray floor and outside the keep zone;
    - "cocked" when "not readable" is its most likely class (cocked, on an edge, hidden);
-   - "unreadable" when its best face is less likely than the face threshold;
+   - "unreadable" when its best face is less sure than the face threshold (`sureness`: the face
+     net's probability, joined with the detector's heat when the thresholds give it a weight);
    - else "ok" with that face.
 5. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
@@ -132,8 +133,21 @@ def verdict_of(dice: tuple[DieReading, ...], n_dice: int | None, extra_reasons: 
 @dataclass(frozen=True)
 class Thresholds:
     die: float = DIE_SCORE  # least detector score of a die
-    face: float = FACE_PROB  # least probability of a face reported ok
+    face: float = FACE_PROB  # least sureness (`sureness`) of a face reported ok
     mirror: bool = False  # each die read twice, its crop and the crop mirrored (vision.faces.FaceNet)
+    heat: float = 0.0  # the weight of the detector's heat in a face's sureness (`sureness`)
+
+
+def sureness(best, heat, weight: float):
+    """How sure the reader is of a die's face: the face net's probability of it, its log-odds joined
+    with `weight` times the log-odds of the detector's heat there (is a die here at all): two views of
+    the same die, the face net's of a crop and the detector's of the picture around it. Weight 0: the
+    face net's probability alone. Numbers or numpy arrays (vision.thresholds sets the cuts on arrays)."""
+    if weight == 0.0:
+        return best
+    b, h = np.clip(best, 1e-9, 1.0 - 1e-9), np.clip(heat, 1e-9, 1.0 - 1e-9)
+    z = np.log(b / (1.0 - b)) + weight * np.log(h / (1.0 - h))
+    return np.exp(-np.logaddexp(0.0, -z))  # (the logistic function without overflow)
 
 
 def load_thresholds(path: str | os.PathLike) -> Thresholds:
@@ -143,11 +157,14 @@ def load_thresholds(path: str | os.PathLike) -> Thresholds:
         return Thresholds()
     try:
         d = json.loads(p.read_text())
-        out = Thresholds(float(d.get("die", DIE_SCORE)), float(d.get("face", FACE_PROB)), d.get("mirror", False))
+        out = Thresholds(float(d.get("die", DIE_SCORE)), float(d.get("face", FACE_PROB)), d.get("mirror", False),
+                         float(d.get("heat_weight", 0.0)))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError, TypeError, ValueError) as e:
         raise ModelError(f"{p}: damaged thresholds file ({e.__class__.__name__})") from None
     if not isinstance(out.mirror, bool):
         raise ModelError(f"{p}: \"mirror\" must be true or false")
+    if not 0.0 <= out.heat <= 4.0:
+        raise ModelError(f"{p}: \"heat_weight\" must lie between 0 and 4 ({out.heat})")
     if not (0.0 < out.die < 1.0 and 0.0 < out.face <= 1.0):
         raise ModelError(f"{p}: thresholds must lie between 0 and 1 (die {out.die}, face {out.face})")
     return out
@@ -304,8 +321,9 @@ def judge(d: Die, th: Thresholds, cal: Calibration | None = None) -> DieReading:
         return DieReading(None, centre, "cocked", f"not readable {d.conf:.2f}", d.size, d.conf)
     if d.face is None:
         return DieReading(None, centre, "unreadable", f"not a die {d.conf:.2f}", d.size, d.conf)
-    if d.conf < th.face:
-        return DieReading(None, centre, "unreadable", f"face {d.face} only {d.conf:.2f}", d.size, d.conf)
+    sure = float(sureness(d.conf, d.score, th.heat))
+    if sure < th.face:
+        return DieReading(None, centre, "unreadable", f"face {d.face} only {sure:.2f}", d.size, d.conf)
     return DieReading(d.face, centre, "ok", "", d.size, d.conf)
 
 

@@ -50,7 +50,7 @@ import numpy as np
 from vision import bench
 from vision.detector import PEAK
 from vision.faces import NOT_A_DIE
-from vision.reader import faces_path, look
+from vision.reader import faces_path, look, sureness
 
 #: the renderer's train pool, from seeds the training never used: the holdout pool (die styles and
 #: floors the model never saw) is kept for the bench alone, so that no cut is chosen on it
@@ -61,6 +61,8 @@ MAX_RATE = 0.001  # at most 1 in 1,000 (the upper 95% bound)
 DIE_PX_JITTER = 0.04  # the calibrated die size's error (relative, one sigma)
 OUT = Path(__file__).with_name("model") / "thresholds.json"
 MATCH = 0.6
+#: the weights of the detector's heat in a face's sureness (reader.sureness) the face cut is tried with
+HEAT_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def _scene_dets(c: bench.Case, model: str | None) -> dict:
@@ -271,6 +273,12 @@ def spread(groups: list[np.ndarray], draws: int, seed: int = 0, max_rate: float 
             "p10": round(float(p10), 4), "p90": round(float(p90), 4)}
 
 
+def _up(cut: float, digits: int) -> float:
+    """A cut written with `digits` decimals, rounded up: the cut written never passes a die the cut
+    found would not (rounded to the nearest, it could fall under the wrong dice just below it)."""
+    return math.ceil(round(cut * 10**digits, 9)) / 10**digits
+
+
 def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
     """The thresholds from rows (score, best-face prob, face right, on a die[, dropped]): a dropped
     detection (the face net's "not a die") is never kept, whatever its score."""
@@ -281,9 +289,14 @@ def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
     die = max(least_errors(np.where(dropped, -1.0, score), on_die), PEAK)  # the detector reports nothing under its PEAK
     keep = (score >= die) & ~dropped
     kept, false_kept = int(keep.sum()), int((keep & ~on_die).sum())
-    face, passed, wrong = lowest_safe(best[keep], ~right[keep], max_rate)
-    out = {"die": round(die, 4), "face": None if face is None else round(face, 4), "n": int(len(rows)),
-           "met": face is not None, "kept": kept, "false_dice_kept": false_kept,
+    weight, (face, passed, wrong) = 0.0, lowest_safe(best[keep], ~right[keep], max_rate)
+    for w in HEAT_WEIGHTS[1:]:  # the heat's weight in the sureness that passes the most dice safely
+        got = lowest_safe(sureness(best[keep], score[keep], w), ~right[keep], max_rate)
+        if got[0] is not None and got[1] > passed:
+            weight, (face, passed, wrong) = w, got
+    best = sureness(best, score, weight)
+    out = {"die": round(die, 4), "face": None if face is None else _up(face, 6 if weight else 4), "heat_weight": weight,
+           "n": int(len(rows)), "met": face is not None, "kept": kept, "false_dice_kept": false_kept,
            "real_dice_lost": int((on_die & ~keep).sum())}
     if face is None:
         # the target cannot be met: take the cut with the fewest wrong faces (the lowest upper bound)
@@ -291,7 +304,7 @@ def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
         face, passed, wrong = safest(best[keep], ~right[keep])
         out["why"] = ("no face cut keeps wrong faces under the rate (wrong faces among the most confident): "
                       "the cut with the lowest upper bound of wrong faces instead")
-        out["face"] = None if face is None else round(face, 4)
+        out["face"] = None if face is None else _up(face, 4)
         if face is None:
             return out
         out.update(passed_ok=int(passed), wrong_passed_ok=int(wrong),

@@ -109,8 +109,11 @@ def test_thresholds_file(tmp_path: Path) -> None:
     assert reader.load_thresholds(p) == Thresholds(reader.DIE_SCORE, 0.95)
     p.write_text(json.dumps({"die": 0.4, "face": 0.97, "mirror": True}))  # cuts for a mirrored read
     assert reader.load_thresholds(p) == Thresholds(0.4, 0.97, True)
+    p.write_text(json.dumps({"die": 0.4, "face": 0.997, "mirror": True, "heat_weight": 0.75}))
+    assert reader.load_thresholds(p) == Thresholds(0.4, 0.997, True, 0.75)
     for text, why in (("{", "damaged"), ("[0.5, 0.9]", "damaged"), ('{"die": "high"}', "damaged"),
-                      ('{"mirror": "yes"}', "true or false"),
+                      ('{"mirror": "yes"}', "true or false"), ('{"heat_weight": -1}', "heat_weight"),
+                      ('{"heat_weight": "much"}', "damaged"),
                       ('{"die": 0.5, "face": 1.5}', "between 0 and 1"), ('{"die": 0}', "between 0 and 1")):
         p.write_text(text)
         with pytest.raises(ModelError, match=why) as e:
@@ -169,6 +172,20 @@ def test_each_detection_gets_its_status() -> None:
     assert reader.judge(_die(575, 240, 2, 0.99), th, cal).status == "ok"  # in the keep zone
     assert reader.judge(_die(508, 240, 2, 0.99), th, cal).status == "off_tray"  # between tray and keep zone
     assert reader.judge(_die(80, 200, 2, 0.99), th).status == "ok"  # no calibration: no floor
+
+
+def test_a_faces_sureness_joins_the_detectors_heat_by_its_weight() -> None:
+    assert reader.sureness(0.996, 0.2, 0.0) == 0.996  # weight 0: the face net's probability alone
+    assert reader.sureness(0.996, 0.5, 0.75) == pytest.approx(0.996)  # an even heat says nothing
+    assert reader.sureness(0.99, 0.95, 0.75) > 0.99 > reader.sureness(0.99, 0.4, 0.75)
+    assert reader.sureness(0.99, 0.95, 1.0) > reader.sureness(0.99, 0.95, 0.5)
+    got = reader.sureness(np.array([0.9, 0.999, 0.0, 1.0]), np.array([0.9, 0.3, 0.9, 1.0]), 0.75)
+    assert got.shape == (4,) and np.all((got >= 0.0) & (got <= 1.0)) and got[2] < 1e-6  # arrays too, no overflow
+    th = Thresholds(0.3, 0.995, heat=0.75)
+    assert reader.judge(_die(300, 200, 5, 0.99, score=0.95), th).status == "ok"  # sure of a die here: passes
+    weak = reader.judge(_die(300, 200, 5, 0.996, score=0.35), th)
+    assert weak.status == "unreadable" and weak.value is None  # a faint detection: doubted
+    assert reader.judge(_die(300, 200, 5, 0.996, score=0.35), Thresholds(0.3, 0.995)).status == "ok"  # weight 0
 
 
 def test_of_a_die_found_at_several_levels_the_surest_read_of_about_its_size_is_kept() -> None:

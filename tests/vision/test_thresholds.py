@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from vision import bench
+from vision import bench, reader
 from vision import thresholds as T
 
 
@@ -43,6 +43,24 @@ def test_lowest_safe_and_least_errors_on_small_lists() -> None:
     good = np.array([True, True, False, True, True, False])
     assert T.least_errors(s, good) == 0.125  # keeps the four real dice and one false die: 1 error
     assert T.least_errors(s[:4], good[:4]) == 0.75  # a tie (one false kept or one real lost): the higher cut
+
+
+def test_the_face_cut_joins_the_heat_when_that_passes_more_dice_safely() -> None:
+    rng = np.random.default_rng(3)
+    n = 10_000  # right reads on dice the detector is sure of; 10 wrong ones, sure faces on faint detections
+    best = np.r_[rng.uniform(0.98, 0.99999, n), np.full(10, 0.9999)]
+    heat = np.r_[np.full(n, 0.99), np.full(10, 0.4)]
+    right = np.r_[np.ones(n), np.zeros(10)]
+    rows = np.stack([heat, best, right, np.ones(n + 10), np.zeros(n + 10)], 1)
+    assert T.lowest_safe(best, right == 0)[1] < 100  # by the face net alone hardly a die passes safely
+    got = T.choose(rows)
+    assert got["met"] and got["heat_weight"] > 0.0 and got["passed_ok"] > 5000 and got["wrong_passed_ok"] == 0
+    sure = reader.sureness(best, heat, got["heat_weight"])
+    at_cut = sure >= got["face"]  # the cut is on the joined sureness, written never below the one found
+    assert 0.98 * got["passed_ok"] <= int(at_cut.sum()) <= got["passed_ok"] and not at_cut[n:].any()
+    same = rows.copy()
+    same[:, 0] = 0.9  # the heat says nothing: the face net's probability alone
+    assert T.choose(same)["heat_weight"] == 0.0
 
 
 def test_right_dice_before_the_kth_wrong_one() -> None:
