@@ -246,16 +246,17 @@ def right_before_wrong(rows: np.ndarray, die: float, ranks: tuple[int, ...] = RA
     fixed cut and makes its few mistakes surer too."""
     if not len(rows):
         return {str(k): 0 for k in ranks}
-    dropped = rows[:, 4].astype(bool) if rows.shape[1] > 4 else np.zeros(len(rows), bool)
-    keep = (rows[:, 0] >= die) & ~dropped
+    keep = _kept(rows, die)
     best, right = rows[keep, 1], rows[keep, 2].astype(bool)
     wrong = np.sort(best[~right])[::-1]
     return {str(k): int((best[right] > wrong[k - 1]).sum()) if len(wrong) >= k else int(right.sum()) for k in ranks}
 
 
-def spread(groups: list[np.ndarray], draws: int, seed: int = 0, max_rate: float = MAX_RATE) -> dict:
+def spread(groups: list[np.ndarray], draws: int, seed: int = 0, max_rate: float = MAX_RATE,
+           weight: float = 0.0) -> dict:
     """How much the face cut moves with the data: `choose` on `draws` bootstrap resamples of the
-    groups (a scene's or a photo's detections: they go together), the median and the 10th and 90th
+    groups (a scene's or a photo's detections: they go together), the heat's weight held at `weight`
+    (cuts of different weights lie on different scales), the median and the 10th and 90th
     percentiles of the cut. The cut rests on the few wrong faces among the surest reads, so a draw
     that holds one more or one fewer of them moves it."""
     rng = np.random.default_rng(seed)
@@ -263,39 +264,50 @@ def spread(groups: list[np.ndarray], draws: int, seed: int = 0, max_rate: float 
     cuts = []
     for _ in range(draws if groups else 0):
         pick = rng.integers(0, len(groups), len(groups))
-        face = choose(np.concatenate([groups[i] for i in pick]), max_rate)["face"]
+        face = choose(np.concatenate([groups[i] for i in pick]), max_rate, weights=(weight,))["face"]
         if face is not None:
             cuts.append(face)
     if not cuts:
         return {"draws": draws, "cuts": 0}
     p10, p50, p90 = np.percentile(cuts, [10, 50, 90])
-    return {"draws": draws, "cuts": len(cuts), "median": round(float(p50), 4),
-            "p10": round(float(p10), 4), "p90": round(float(p90), 4)}
+    return {"draws": draws, "cuts": len(cuts), "median": round(float(p50), DIGITS),
+            "p10": round(float(p10), DIGITS), "p90": round(float(p90), DIGITS)}
 
 
-def _up(cut: float, digits: int) -> float:
-    """A cut written with `digits` decimals, rounded up: the cut written never passes a die the cut
+DIGITS = 6  # decimals of a face cut as written
+
+
+def _up(cut: float) -> float:
+    """A cut written with DIGITS decimals, rounded up: the cut written never passes a die the cut
     found would not (rounded to the nearest, it could fall under the wrong dice just below it)."""
-    return math.ceil(round(cut * 10**digits, 9)) / 10**digits
+    return math.ceil(round(cut * 10**DIGITS, 9)) / 10**DIGITS
 
 
-def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
+def _kept(rows: np.ndarray, die: float) -> np.ndarray:
+    """Which rows (score, best, right, on a die[, dropped]) the reader keeps as dice at the die cut: a
+    dropped detection (the face net's "not a die") never, whatever its score."""
+    dropped = rows[:, 4].astype(bool) if rows.shape[1] > 4 else np.zeros(len(rows), bool)
+    return (rows[:, 0] >= die) & ~dropped
+
+
+def choose(rows: np.ndarray, max_rate: float = MAX_RATE, weights: tuple[float, ...] = HEAT_WEIGHTS) -> dict:
     """The thresholds from rows (score, best-face prob, face right, on a die[, dropped]): a dropped
-    detection (the face net's "not a die") is never kept, whatever its score."""
+    detection (the face net's "not a die") is never kept, whatever its score. The heat's weight is the
+    one of `weights` whose safe cut passes the most dice (the first on a tie)."""
     if not len(rows):
         return {"die": None, "face": None, "n": 0, "met": False, "why": "no detections"}
     score, best, right, on_die = rows[:, 0], rows[:, 1], rows[:, 2].astype(bool), rows[:, 3].astype(bool)
     dropped = rows[:, 4].astype(bool) if rows.shape[1] > 4 else np.zeros(len(rows), bool)
     die = max(least_errors(np.where(dropped, -1.0, score), on_die), PEAK)  # the detector reports nothing under its PEAK
-    keep = (score >= die) & ~dropped
+    keep = _kept(rows, die)
     kept, false_kept = int(keep.sum()), int((keep & ~on_die).sum())
-    weight, (face, passed, wrong) = 0.0, lowest_safe(best[keep], ~right[keep], max_rate)
-    for w in HEAT_WEIGHTS[1:]:  # the heat's weight in the sureness that passes the most dice safely
+    weight, (face, passed, wrong) = weights[0], lowest_safe(sureness(best[keep], score[keep], weights[0]), ~right[keep], max_rate)
+    for w in weights[1:]:  # the heat's weight in the sureness that passes the most dice safely
         got = lowest_safe(sureness(best[keep], score[keep], w), ~right[keep], max_rate)
         if got[0] is not None and got[1] > passed:
             weight, (face, passed, wrong) = w, got
     best = sureness(best, score, weight)
-    out = {"die": round(die, 4), "face": None if face is None else _up(face, 6 if weight else 4), "heat_weight": weight,
+    out = {"die": round(die, 4), "face": None if face is None else _up(face), "heat_weight": weight,
            "n": int(len(rows)), "met": face is not None, "kept": kept, "false_dice_kept": false_kept,
            "real_dice_lost": int((on_die & ~keep).sum())}
     if face is None:
@@ -304,7 +316,7 @@ def choose(rows: np.ndarray, max_rate: float = MAX_RATE) -> dict:
         face, passed, wrong = safest(best[keep], ~right[keep])
         out["why"] = ("no face cut keeps wrong faces under the rate (wrong faces among the most confident): "
                       "the cut with the lowest upper bound of wrong faces instead")
-        out["face"] = None if face is None else _up(face, 4)
+        out["face"] = None if face is None else _up(face)
         if face is None:
             return out
         out.update(passed_ok=int(passed), wrong_passed_ok=int(wrong),
@@ -389,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
             by.setdefault(src, []).append(g)
         out["right_before_wrong"] = {k: right_before_wrong(np.concatenate(v), out["die"]) for k, v in by.items()}
     if a.bootstrap:
-        out["face_cut_spread"] = spread(groups, a.bootstrap, max_rate=a.max_rate)
+        out["face_cut_spread"] = spread(groups, a.bootstrap, max_rate=a.max_rate, weight=out.get("heat_weight", 0.0))
     out["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out, indent=1))
     if out.get("face") is None:  # no cut at all: never a file the reader would trust
