@@ -189,11 +189,12 @@ class Detector:
         return decode(self.run(pad_to(g)), sx, x0, y0, peak)
 
     def detect(self, image: np.ndarray, die_px: float | None = None,
-               roi: tuple[int, int, int, int] | None = None, peak: float = PEAK) -> list[Die]:
-        """Every die in the picture: at one scale when the top-face side `die_px` is known, else over
-        the pyramid. Coordinates in the picture's pixels; doubles suppressed."""
+               roi: tuple[int, int, int, int] | None = None, peak: float = PEAK, net_px: float = DIE_NET) -> list[Die]:
+        """Every die in the picture: at one scale when the top-face side `die_px` is known (scaled to
+        `net_px` input pixels), else over the pyramid. Coordinates in the picture's pixels; doubles
+        suppressed."""
         if die_px is not None:
-            return suppress(self.at_scale(image, DIE_NET / die_px, roi, peak))
+            return suppress(self.at_scale(image, net_px / die_px, roi, peak))
         return suppress(self.candidates(image, roi, peak))
 
     def candidates(self, image: np.ndarray, roi: tuple[int, int, int, int] | None = None,

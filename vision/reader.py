@@ -19,7 +19,10 @@
    - "unreadable" when its best face is less sure than the face threshold (`sureness`: the face
      net's probability, joined with the detector's heat when the thresholds give it a weight);
    - else "ok" with that face.
-5. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
+5. With a calibration and `n_dice`, when the region holds fewer dice than the throw has, the rest of
+   the frame is searched too (`beyond`): a die that rolled off the tray onto the table is then
+   called "off_tray" rather than missing.
+6. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 The two thresholds are set on data the model was not trained on and ship beside it
 (vision/model/thresholds.json: {"die": ..., "face": ...}). A wrong face reported as ok is the
@@ -55,6 +58,10 @@ SIZE_SCALES = (0.85, 1.0, 1.18)  # die_size reads the reference throw at these s
 #: detection over it that is more than this factor smaller or larger is another reading of the
 #: place (a part of the die, a cluster of dice), not the die at another level
 SAME_SIZE = 1.5
+#: top-face side (net input pixels) the frame beyond the region is searched at (`beyond`): near the
+#: smallest the detector was trained on (DIE_MIN), half the pixels of DIE_NET: it asks only whether a
+#: die lies there, and only on a throw that is short
+BEYOND_NET = 16.0
 
 
 class Calibration(Protocol):
@@ -200,10 +207,12 @@ def model(path: str | os.PathLike | None = None, mirror: bool | None = None) -> 
 
 
 def look(gray: np.ndarray, m: Model, die_px: float | None = None, roi: tuple[int, int, int, int] | None = None,
-         least: float | None = None, peak: float = PEAK, window: tuple[int, int, int, int] | None = None) -> list[Die]:
+         least: float | None = None, peak: float = PEAK, window: tuple[int, int, int, int] | None = None,
+         net_px: float = detector.DIE_NET) -> list[Die]:
     """The detections whose score reaches `least` (the die threshold by default), each with the face
     net's class probabilities (faces 1-6, not readable, not a die) as its probs. The crop is cut at
-    the calibrated die size when there is one (the detector's own size estimate otherwise).
+    the calibrated die size when there is one (the detector's own size estimate otherwise), and the
+    detector sees that size as `net_px` pixels.
     `window` (x0, y0, w, h): `gray` is the part of a w x h frame whose corner is (x0, y0) (the
     calibrated reader converts only that part); the dice come back in the frame's pixels."""
     cut = m.thresholds.die if least is None else least
@@ -212,7 +221,7 @@ def look(gray: np.ndarray, m: Model, die_px: float | None = None, roi: tuple[int
                                                        if d.score >= cut)]
         found = [d for g in by_die for d in g]
     else:
-        found = [d for d in m.detector.detect(gray, die_px=die_px, roi=roi, peak=peak) if d.score >= cut]
+        found = [d for d in m.detector.detect(gray, die_px=die_px, roi=roi, peak=peak, net_px=net_px) if d.score >= cut]
     x0, y0, w, h = window if window is not None else (0, 0, gray.shape[1], gray.shape[0])
     p = m.faces.probs(gray, [(d.x, d.y, die_px or d.size) for d in found],
                       centre=((w - 1) / 2.0 - x0, (h - 1) / 2.0 - y0))
@@ -263,7 +272,7 @@ def check_frame(frame: np.ndarray) -> np.ndarray:
         raise FrameError("not an image frame (expected an 8-bit picture at least 32x32)")
     if frame.ndim == 3 and frame.shape[2] not in (3, 4):
         raise FrameError("not an image frame (expected grey, BGR or BGRA)")
-    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY if frame.shape[2] == 3 else cv2.COLOR_BGRA2GRAY)
+    gray = grey(frame)
     lo, hi = cv2.minMaxLoc(gray)[:2]
     if hi - lo < 40:  # (the small copy only then: a frame with contrast is never blank)
         small = cv2.resize(gray, (64, 48), interpolation=cv2.INTER_AREA)
@@ -271,6 +280,11 @@ def check_frame(frame: np.ndarray) -> np.ndarray:
             level = "black" if small.mean() < 40 else "blank"
             raise FrameError(f"{level} frame: nothing to read (lens covered, camera off or lights out?)")
     return gray
+
+
+def grey(frame: np.ndarray) -> np.ndarray:
+    """A grey, BGR or BGRA 8-bit picture as grey."""
+    return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY if frame.shape[2] == 3 else cv2.COLOR_BGRA2GRAY)
 
 
 def load_image(path: str) -> np.ndarray:
@@ -307,9 +321,36 @@ def read(frame: np.ndarray, calibration: Calibration | None = None, n_dice: int 
         if die is None:  # the pyramid: nothing as big as half the floor is a die lying in it
             span = np.ptp(np.array(calibration.floor, np.float64), axis=0).min()
             found = [d for d in found if d.size < 0.5 * span]
+        elif n_dice is not None and sum(d.cls != faces.NOT_A_DIE for d in found) < n_dice:
+            found += beyond(frame, m, die, (x0, y0, x1, y1), found)
     dice = tuple(judge(d, m.thresholds, calibration) for d in found if d.cls != faces.NOT_A_DIE)
     r = verdict_of(dice, n_dice)
     return Reading(r.dice, r.verdict, r.reasons, (time.perf_counter() - t0) * 1000.0)
+
+
+def beyond(frame: np.ndarray, m: Model, die: float, box: tuple[int, int, int, int], found: list[Die]) -> list[Die]:
+    """The dice of the frame that lie outside the calibrated reader's region `box` (x0, y0, x1, y1),
+    none within half a die of one already `found`: asked for only when the region holds fewer dice
+    than the throw has, so that a die that rolled off the tray onto the table is called off the tray
+    rather than missing (the region reaches MARGIN dice around the floor: a die farther away is not
+    looked for on a throw that has them all). The frame outside the region is read in up to four
+    strips, each reaching a die into the region so that a die on its edge is seen whole."""
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = box
+    g = math.ceil(die)
+    strips = ((0, 0, w, y0 + g), (0, y1 - g, w, h), (0, y0, x0 + g, y1), (x1 - g, y0, w, y1))
+    out: list[Die] = []
+    for sx0, sy0, sx1, sy1 in strips:
+        sx0, sy0, sx1, sy1 = max(0, sx0), max(0, sy0), min(w, sx1), min(h, sy1)
+        if sx1 - sx0 <= g or sy1 - sy0 <= g:  # the region reaches the frame's edge here
+            continue
+        for d in look(grey(frame[sy0:sy1, sx0:sx1]), m, die_px=die, window=(sx0, sy0, w, h),
+                      net_px=BEYOND_NET):
+            if x0 <= d.x < x1 and y0 <= d.y < y1:
+                continue
+            if all(math.hypot(d.x - e.x, d.y - e.y) > 0.5 * die for e in found + out):
+                out.append(d)
+    return out
 
 
 def judge(d: Die, th: Thresholds, cal: Calibration | None = None) -> DieReading:

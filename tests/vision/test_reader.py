@@ -330,6 +330,39 @@ def test_a_die_off_the_tray_is_flagged(seed: int) -> None:
             assert d.status in ("off_tray", "cocked", "unreadable")  # never ok
 
 
+@pytest.mark.parametrize("seed", [640, 658])
+def test_a_die_that_rolled_far_off_the_tray_is_called_off_the_tray_not_missing(seed: int) -> None:
+    """The calibrated reader looks MARGIN dice around the floor; when it finds fewer dice than the
+    throw has, it looks at the rest of the frame (reader.beyond), so the die on the table is named."""
+    frame, cal, truth, _ = _table(seed, 5, "off_tray", keep_zone=False)
+    x0, y0, x1, y1 = reader.region(cal, cal.die_px)
+    far = [t for t in truth.dice if t.status == "off_tray" and not (x0 <= t.center[0] < x1 and y0 <= t.center[1] < y1)]
+    assert far, "the scene has no die beyond the region: the test would not test beyond()"
+    r = read(frame, cal, 5)
+    assert r.verdict == "reroll" and "off_tray" in r.reasons and "missing" not in r.reasons
+    for t in far:
+        d = min(r.dice, key=lambda d: np.hypot(t.center[0] - d.center[0], t.center[1] - d.center[1]))
+        assert np.hypot(t.center[0] - d.center[0], t.center[1] - d.center[1]) < 0.3 * d.size
+        assert d.status == "off_tray"
+
+
+def test_the_frame_beyond_the_region_is_read_only_where_the_region_leaves_room() -> None:
+    frame, cal, truth, _ = _table(640, 5, "off_tray", keep_zone=False)
+    m = reader.model()
+    h, w = frame.shape[:2]
+    assert reader.beyond(frame, m, cal.die_px, (0, 0, w, h), []) == []  # the region is the frame
+    x0, y0, x1, y1 = reader.region(cal, cal.die_px)
+    found = reader.beyond(frame, m, cal.die_px, (x0, y0, x1, y1), [])
+    assert found and all(not (x0 <= d.x < x1 and y0 <= d.y < y1) for d in found)
+    assert reader.beyond(frame, m, cal.die_px, (x0, y0, x1, y1), found) == []  # none twice
+
+
+def test_a_missing_die_is_not_called_off_the_tray() -> None:
+    frame, cal, truth, _ = _table(210, 6, "missing")
+    r = read(frame, cal, 6)
+    assert "missing" in r.reasons and "off_tray" not in r.reasons
+
+
 def _plain_render():
     rng = np.random.default_rng(700)
     scene = synthetic.reference_scene(rng, 5, (640, 480))
