@@ -601,6 +601,14 @@ def die_boxes(boxes: list) -> list:
     return out
 
 
+def scored_boxes(rec: dict) -> list:
+    """The boxes a photo's dice are scored against (bench, thresholds): its label boxes, those of a
+    source whose boxes hug a top face's pips (webcam: a one's box is its pip alone) grown to the
+    whole die (die_boxes), so that a die's centre on its body is in its box and a die's width, not
+    its pips', decides whether it is at least MIN_PX wide."""
+    return die_boxes(rec["boxes"]) if rec.get("top_only") else rec["boxes"]
+
+
 def extra_crops(root: Path, source: str) -> list[dict]:
     """The single-die crops that belong to a source with photos (fisheye's crops, cut from frames of
     its camera), read and left out with it; none for the others."""
@@ -733,7 +741,7 @@ def misread_tiles(rec: dict, dice: list[dict], shape: tuple[int, int]) -> list[n
     if "face" in rec:
         bad = [] if score_crop(dice, shape, rec["face"]) != "wrong" else [None]
     else:
-        bad = [d for d, what in zip(dice, judge_photo(dice, rec["boxes"])[0]) if what in MISREAD]
+        bad = [d for d, what in zip(dice, judge_photo(dice, scored_boxes(rec))[0]) if what in MISREAD]
     img = cv2.imread(rec["path"], cv2.IMREAD_COLOR) if bad else None
     if img is None:
         return []
@@ -741,7 +749,7 @@ def misread_tiles(rec: dict, dice: list[dict], shape: tuple[int, int]) -> list[n
     if "face" in rec:
         read = [d["value"] for d in dice if d["status"] == "ok"]
         return [sheet.tile(pad_crop(img), f"{name}: read {read} / label {rec['face']}")]
-    boxes = rec["boxes"]
+    boxes = scored_boxes(rec)
     out = []
     for d in bad:
         x, y = d["center"]
@@ -823,10 +831,9 @@ def photos(data: Path, models: Path | None, quick: bool, pictures: Path | None =
             exact = 0
             for r, g in whole:
                 if "error" in g:
-                    tot["labelled"] += sum(1 for b in r["boxes"] if b[4] is not None
-                                           and min(b[2] - b[0], b[3] - b[1]) >= MIN_PX)
+                    tot["labelled"] += sum(map(_labelled, scored_boxes(r)))
                     continue
-                tot.update(score_photo(g["dice"], r["boxes"]))
+                tot.update(score_photo(g["dice"], scored_boxes(r)))
                 labels = sorted(b[4] for b in r["boxes"] if b[4] is not None)
                 if all(b[4] is not None for b in r["boxes"]):
                     exact += int(sorted(d["value"] for d in g["dice"] if d["status"] == "ok"

@@ -153,7 +153,7 @@ def _photo_dets(args: tuple[dict, str]) -> list[tuple[float, float, int, int, in
     if "face" in rec:
         img, boxes = bench.crop_in_border(img, rec["face"])
     else:
-        boxes = bench.die_boxes(rec["boxes"]) if rec.get("top_only") else rec["boxes"]
+        boxes = bench.scored_boxes(rec)
     found = look(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), _model(model), least=0.05, peak=0.05)
     rows, hit = [], set()
     for d in sorted(found, key=lambda d: -d.score):

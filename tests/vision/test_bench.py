@@ -60,6 +60,19 @@ def test_score_photo_counts_boxes_of_the_same_face_and_holds_unlabelled_dice_aga
                  "labelled": 2, "hit": 1}
 
 
+def test_a_webcam_die_is_scored_against_its_whole_die_not_its_pips() -> None:
+    """Webcam's boxes hug the pips (a one's is its pip alone): a die read right with its centre on its
+    top face beside the pip is right, and the die's width, not the pip's, puts it in scope."""
+    pip = [100.0, 100.0, 112.0, 112.0, 1]  # a one's pip, 12 px: under MIN_PX
+    die = {"center": [106.0, 116.0], "status": "ok", "value": 1}  # on the face, below the pip
+    assert bench.score_photo([die], [pip]) == {"unlabelled": 1, "labelled": 0, "hit": 0}
+    webcam, rune55 = {"boxes": [pip], "top_only": True}, {"boxes": [pip]}
+    assert bench.score_photo([die], bench.scored_boxes(webcam)) == {"right": 1, "labelled": 1, "hit": 1}
+    assert bench.scored_boxes(rune55) == [pip]  # whole-die boxes stay as they are
+    wrong = dict(die, value=2)
+    assert bench.score_photo([wrong], bench.scored_boxes(webcam))["wrong_face"] == 1
+
+
 def test_crop_is_scored_by_the_die_nearest_its_centre() -> None:
     img = np.full((60, 80, 3), 90, np.uint8)
     padded = bench.pad_crop(img)

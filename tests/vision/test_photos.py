@@ -43,7 +43,7 @@ def _score(source: str) -> tuple[Counter, int, int]:
         reading = read(cv2.imread(r["path"]))
         assert reading.verdict in ("ok", "reroll")
         dice = [{"value": d.value, "status": d.status, "center": list(d.center)} for d in reading.dice]
-        tot.update(bench.score_photo(dice, r["boxes"]))
+        tot.update(bench.score_photo(dice, bench.scored_boxes(r)))
         exact += int(sorted(reading.values) == sorted(b[4] for b in r["boxes"]))
     return tot, exact, len(recs)
 
