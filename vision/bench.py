@@ -270,11 +270,14 @@ def calibrated(c: Case, empty: np.ndarray, ref: np.ndarray):
         except (ValueError, KeyError):
             pass
     cal, no_ref, no_tray = _calibrate(empty, ref, c.n_dice)
+    saved = None if cal is None else cal.to_json()
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(p.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"cal": None if cal is None else cal.to_json(), "no_ref": no_ref, "no_tray": no_tray}))
+    tmp.write_text(json.dumps({"cal": saved, "no_ref": no_ref, "no_tray": no_tray}))
     os.replace(tmp, p)
-    return cal, no_ref, no_tray
+    # read as saved (its coordinates rounded), as the appliance reads its profile and as the next
+    # run reads this cache: a run that calibrates and one that finds the cache count the same
+    return (None if saved is None else Calibration.from_json(saved)), no_ref, no_tray
 
 
 def match_dice(read_dice: list[dict], truth_dice: list[dict], reach: float = 0.6) -> list[int | None]:

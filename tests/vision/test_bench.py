@@ -258,3 +258,17 @@ def test_fold_model_of_a_source_left_out_with_another(tmp_path) -> None:
     path, note = bench.fold_model("fisheye", tmp_path)
     assert path is None and "TRAINED ON THIS SOURCE" in note and "without-fisheye.onnx" in note
     assert bench.fold_model("fisheye", None)[0] is None
+
+
+def test_a_calibration_is_read_as_saved_whether_made_now_or_found_in_the_cache(tmp_path, monkeypatch) -> None:
+    """The bench reads a scene with its calibration as the profile file holds it (coordinates
+    rounded), on the run that calibrates and on the next, which finds it cached: the same counts."""
+    monkeypatch.setattr(bench, "CACHE", tmp_path / "v2")
+    c = next(c for c in bench.cases(12) if c.size == (640, 480) and c.condition == "clean")
+    frame, empty, ref, _ = bench.render_case(c)
+    made = bench.calibrated(c, empty, ref)
+    found = bench.calibrated(c, empty, ref)
+    assert made[0] is not None and made == found
+    assert made[0].to_json() == found[0].to_json()
+    raw = bench._calibrate(empty, ref, c.n_dice)[0]
+    assert made[0].floor == tuple(tuple(round(v, 2) for v in p) for p in raw.floor)
