@@ -19,9 +19,9 @@
    - "unreadable" when its best face is less sure than the face threshold (`sureness`: the face
      net's probability, joined with the detector's heat when the thresholds give it a weight);
    - else "ok" with that face.
-5. With a calibration and `n_dice`, when the region holds fewer dice than the throw has, the rest of
-   the frame is searched too (`beyond`): a die that rolled off the tray onto the table is then
-   called "off_tray" rather than missing.
+5. With a calibration that knows the die size and with `n_dice`, when the region holds fewer dice
+   than the throw has, the rest of the frame is searched too (`beyond`): a die that rolled off the
+   tray onto the table is then called "off_tray" rather than missing.
 6. The verdict is "ok" only when every die is ok and the count matches `n_dice`.
 
 The two thresholds are set on data the model was not trained on and ship beside it
