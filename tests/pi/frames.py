@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
         rng = np.random.default_rng(SEED + i)
         size = ((1280, 960), (640, 480))[i % 2]
         n = (5, 6, 8)[i % 3]
-        scene = S.random_scene(rng, n, size, ("clean", "cocked", "off_tray")[i % 3])
+        scene = S.random_scene(rng, n, size, ("clean", "cocked", "off_tray", "missing")[i % 4])  # missing: a short throw, read beyond the region too
         ref = S.reference_scene(rng, n, size, like=scene)
         img, empty = S.render(scene), S.render_empty(scene)
         try:
