@@ -122,17 +122,31 @@ def real(folder: Path = REAL, pictures: Path | None = None) -> dict[str, Any]:
 
 
 def scenes(n: int) -> dict[str, Any]:
-    """The floor found on the empty frames of the vision bench's first n scenes."""
+    """The floor found on the empty frames of the vision bench's first n scenes, and the keep zone
+    beside it (a zone not found leaves its dice outside the calibrated tray: "off_tray")."""
     from vision import bench as VB
     from vision import synthetic as S
     from vision.synthetic_trays import true_floor
 
-    ious = []
+    from vision import tray
+
+    ious, kept, stray = [], [], 0
     for c in VB.cases(n):
         scene, _ = VB.make_scene(c)
-        ious.append(_score(S.render_empty(scene), true_floor(scene)))
+        empty = S.render_empty(scene)
+        v, found = _found(empty, true_floor(scene))
+        ious.append(v)
+        zone = None if found is None else tray.find_keep_zone(empty, found)
+        truth = S.frame_polygons(scene)["keep_zone"]
+        if truth is not None:  # the keep zone found against the one drawn (None: not found)
+            kept.append(None if zone is None else tray.iou(zone, tuple(map(tuple, truth)), scene.size))
+        else:
+            stray += int(zone is not None)
     out = _summary(ious, 0.95)
     out["iou_ge_0.9"] = int(sum(v >= 0.9 for v in ious if v is not None))
+    out["keep_zones"] = {"scenes_with_one": len(kept), "found": sum(v is not None for v in kept),
+                         "iou_ge_0.8": int(sum(v is not None and v >= 0.8 for v in kept)),
+                         "found_where_there_is_none": int(stray)}
     out["pool"] = VB.pool() or "default"
     return out
 

@@ -155,3 +155,20 @@ def test_no_floor_found_says_how_to_give_it_and_keeps_the_old_profile(tmp_path: 
     assert out.read_text() == "old"
     assert main(["calibrate", "--empty", str(empty), "--floor", ",".join(f"{v:.1f}" for p in true_floor(scene) for v in p),
                  "--out", str(out)]) == 0
+
+
+def test_the_calibration_bench_counts_the_keep_zones_it_finds_beside_the_vision_benchs_trays() -> None:
+    """A keep zone the calibration misses leaves the dice set aside in it outside the calibrated tray
+    (the reader calls them off the tray): the bench says how many it finds, on the scenes that have one."""
+    from calibration.bench import scenes
+    from vision import bench as VB
+    from vision import synthetic as S
+
+    n = 10  # the vision bench's first ten scenes: two of them have a keep zone
+    drawn = sum(S.frame_polygons(VB.make_scene(c)[0])["keep_zone"] is not None for c in VB.cases(n))
+    out = scenes(n)
+    kz = out["keep_zones"]
+    assert drawn == 2 and kz["scenes_with_one"] == drawn
+    assert 1 <= kz["iou_ge_0.8"] <= kz["found"] <= drawn
+    assert 0 <= kz["found_where_there_is_none"] <= n - drawn
+    assert out["n"] == n and out["found"] == n
