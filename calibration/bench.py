@@ -44,10 +44,6 @@ def _found(img: np.ndarray, truth) -> tuple[float | None, tuple | None]:
     return tray.iou(found, tuple(map(tuple, truth)), (w, h)), found
 
 
-def _score(img: np.ndarray, truth) -> float | None:
-    return _found(img, truth)[0]
-
-
 def _tile(img: np.ndarray, truth, found, iou: float | None, name: str) -> np.ndarray:
     """One frame for a picture: the true floor in white, the floor found in green, the IoU."""
     from calibration.draw import FLOOR_BGR
@@ -126,9 +122,8 @@ def scenes(n: int) -> dict[str, Any]:
     beside it (a zone not found leaves its dice outside the calibrated tray: "off_tray")."""
     from vision import bench as VB
     from vision import synthetic as S
-    from vision.synthetic_trays import true_floor
-
     from vision import tray
+    from vision.synthetic_trays import true_floor
 
     ious, kept, stray = [], [], 0
     for c in VB.cases(n):

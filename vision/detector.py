@@ -118,10 +118,11 @@ def suppress(dice: Iterable[Die], reach: float = REACH) -> list[Die]:
     return [g[0] for g in groups(dice, reach)]
 
 
-def _gray(image: np.ndarray) -> np.ndarray:
-    if image.ndim == 3:
-        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    return image
+def gray(image: np.ndarray) -> np.ndarray:
+    """A grey, BGR or BGRA 8-bit picture as grey."""
+    if image.ndim == 2:
+        return image
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY if image.shape[2] == 3 else cv2.COLOR_BGRA2GRAY)
 
 
 def pad_to(gray: np.ndarray, align: int = ALIGN) -> np.ndarray:
@@ -176,7 +177,7 @@ class Detector:
     def at_scale(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int] | None = None,
                  peak: float = PEAK) -> list[Die]:
         """Dice in `image` (or in its region roi = (x0, y0, x1, y1)) with the picture scaled by `scale`."""
-        g = _gray(image)
+        g = gray(image)
         x0, y0 = 0, 0
         if roi is not None:
             x0, y0, x1, y1 = (int(v) for v in roi)

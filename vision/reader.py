@@ -272,7 +272,7 @@ def check_frame(frame: np.ndarray) -> np.ndarray:
         raise FrameError("not an image frame (expected an 8-bit picture at least 32x32)")
     if frame.ndim == 3 and frame.shape[2] not in (3, 4):
         raise FrameError("not an image frame (expected grey, BGR or BGRA)")
-    gray = grey(frame)
+    gray = detector.gray(frame)
     lo, hi = cv2.minMaxLoc(gray)[:2]
     if hi - lo < 40:  # (the small copy only then: a frame with contrast is never blank)
         small = cv2.resize(gray, (64, 48), interpolation=cv2.INTER_AREA)
@@ -280,11 +280,6 @@ def check_frame(frame: np.ndarray) -> np.ndarray:
             level = "black" if small.mean() < 40 else "blank"
             raise FrameError(f"{level} frame: nothing to read (lens covered, camera off or lights out?)")
     return gray
-
-
-def grey(frame: np.ndarray) -> np.ndarray:
-    """A grey, BGR or BGRA 8-bit picture as grey."""
-    return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY if frame.shape[2] == 3 else cv2.COLOR_BGRA2GRAY)
 
 
 def load_image(path: str) -> np.ndarray:
@@ -344,7 +339,7 @@ def beyond(frame: np.ndarray, m: Model, die: float, box: tuple[int, int, int, in
         sx0, sy0, sx1, sy1 = max(0, sx0), max(0, sy0), min(w, sx1), min(h, sy1)
         if sx1 - sx0 <= g or sy1 - sy0 <= g:  # the region reaches the frame's edge here
             continue
-        for d in look(grey(frame[sy0:sy1, sx0:sx1]), m, die_px=die, window=(sx0, sy0, w, h),
+        for d in look(detector.gray(frame[sy0:sy1, sx0:sx1]), m, die_px=die, window=(sx0, sy0, w, h),
                       net_px=BEYOND_NET):
             if x0 <= d.x < x1 and y0 <= d.y < y1:
                 continue
