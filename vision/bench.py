@@ -518,7 +518,10 @@ def speed(todo: list[Case], model: Path | None = None) -> dict:
     out: dict = {"frames_timed": {k: len(v) for k, v in ms.items()}}
     for size, v in ms.items():
         out[f"median_ms_8_dice_{size}"] = round(statistics.median(v), 2) if v else None
-    out["cpu"] = "one core: CPU time of read() after calibrating, cv2.setNumThreads(1), model included"
+    out["cpu"] = "one core: CPU time of read() after calibrating, one thread, model included"
+    from vision.onnxnet import describe
+
+    out["engine"] = describe()  # what ran the nets (vision.onnxnet)
     if model.is_file():
         out["model"] = model.name
         out["model_bytes"] = model.stat().st_size

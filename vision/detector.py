@@ -1,4 +1,5 @@
-"""The trained dice detector: a small fully convolutional net (ONNX, run by OpenCV's dnn) and its decoding.
+"""The trained dice detector: a small fully convolutional net (ONNX, run by vision.onnxnet: onnxruntime
+where installed, else OpenCV's dnn) and its decoding.
 
 The net sees a grey-scale picture (values 0-1) and answers, on a grid of STRIDE pixels:
 
@@ -10,7 +11,7 @@ It was trained on dice whose top face is DIE_MIN to DIE_MAX pixels wide in its i
 scales a frame so that every die lands in that range: to DIE_NET when the die size is known (a
 calibration), else over a pyramid of scales that covers dice from about 16 to 300 pixels.
 Decoding (peaks, boxes, suppression of doubles) is numpy after the net, so the ONNX file holds
-only plain convolutions that OpenCV 4.6's dnn reads.
+only plain convolutions that OpenCV 4.6's dnn and onnxruntime read.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Iterable
 
 import cv2
 import numpy as np
+
+from vision.onnxnet import ModelError, OnnxNet
 
 STRIDE = 4  # input pixels per output cell
 ALIGN = 16  # the net's input sides are multiples of this (its deepest stride)
@@ -60,10 +63,6 @@ class Die:
     def conf(self) -> float:
         """Probability of the most likely class."""
         return float(max(self.probs))
-
-
-class ModelError(RuntimeError):
-    user_error = True
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -149,30 +148,17 @@ def pyramid_scales(shape: tuple[int, int], smallest: float = 16.0, largest: floa
     return out
 
 
-def load_onnx(path: Path, what: str) -> cv2.dnn.Net:
-    """An ONNX file as an OpenCV dnn net; ModelError (one line) for a missing or unreadable file."""
-    if not path.is_file():
-        raise ModelError(f"{path}: no such model file ({what})")
-    try:
-        return cv2.dnn.readNetFromONNX(str(path))
-    except cv2.error as e:
-        raise ModelError(f"{path}: OpenCV cannot load this model ({str(e).strip().splitlines()[-1]})") from None
-
-
 class Detector:
-    """The committed model (or another ONNX file of the same recipe), run by cv2.dnn on one thread
+    """The committed model (or another ONNX file of the same recipe), run by vision.onnxnet on one thread
     by default (the appliance reads one frame at a time; `threads` to change)."""
 
     def __init__(self, path: str | os.PathLike | None = None, threads: int | None = 1):
         self.path = Path(path) if path is not None else MODEL
-        self.net = load_onnx(self.path, "the reader's trained detector")
-        if threads is not None:
-            cv2.setNumThreads(threads)
+        self.net = OnnxNet(self.path, "the reader's trained detector", threads)
 
     def run(self, gray: np.ndarray) -> np.ndarray:
         """The raw net output for one grey picture whose sides are multiples of ALIGN."""
-        self.net.setInput(cv2.dnn.blobFromImage(gray, 1.0 / 255.0))  # (1, 1, h, w) float32, in one pass
-        return self.net.forward()
+        return self.net(cv2.dnn.blobFromImage(gray, 1.0 / 255.0))  # (1, 1, h, w) float32, in one pass
 
     def at_scale(self, image: np.ndarray, scale: float, roi: tuple[int, int, int, int] | None = None,
                  peak: float = PEAK) -> list[Die]:

@@ -1,4 +1,4 @@
-"""The face reader: a small CNN that reads one die from a crop around it (ONNX, run by OpenCV's dnn).
+"""The face reader: a small CNN that reads one die from a crop around it (ONNX, run by vision.onnxnet).
 
 The detector (vision.detector) finds where the dice are and how large; its cells are a quarter of
 a die wide, too coarse to count pips safely. This net sees each die on its own: a CROP x CROP grey
@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector import load_onnx
+from vision.onnxnet import OnnxNet
 
 CROP = 40  # crop side, net input pixels
 CONTEXT = 1.6  # crop side in top-face sides
@@ -131,20 +131,19 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class FaceNet:
-    """The committed face model (or another ONNX file of the same recipe), run by cv2.dnn."""
+    """The committed face model (or another ONNX file of the same recipe), run by vision.onnxnet."""
 
     def __init__(self, path: str | os.PathLike | None = None, size: int = CROP, context: float = CONTEXT,
                  mirror: bool = False):
         self.path = Path(path) if path is not None else MODEL
-        self.net = load_onnx(self.path, "the reader's face model")
+        self.net = OnnxNet(self.path, "the reader's face model")
         self.size, self.context, self.mirror = size, context, mirror
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
         """(N, N_CLASSES) raw outputs for (N, CROP, CROP) crops (0-255, uint8 or float)."""
         if len(crops) == 0:
             return np.zeros((0, N_CLASSES), np.float32)
-        self.net.setInput(normalise(crops))
-        return self.net.forward().reshape(len(crops), N_CLASSES)
+        return self.net(normalise(crops)).reshape(len(crops), N_CLASSES)
 
     def probs(self, gray: np.ndarray, dice: list[tuple[float, float, float]],
               centre: tuple[float, float] | None = None) -> np.ndarray:

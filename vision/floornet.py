@@ -1,7 +1,7 @@
 """The floor net: where a frame of the empty tray shows the tray's floor.
 
 A small encoder-decoder CNN (`vision/train/model.py` FloorNet, trained by `python -m vision.train.floor`
-on renders whose true floor the renderer knows) run by OpenCV's dnn: the frame, shrunk to
+on renders whose true floor the renderer knows) run by vision.onnxnet: the frame, shrunk to
 IN_W x IN_H, in; the floor's probability per cell of 2 x 2 input pixels out. `floor_region` turns it
 into the floor's outline in the frame's pixels (vision.tray uses it as the rough floor).
 """
@@ -12,6 +12,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.onnxnet import OnnxNet
 
 IN_W, IN_H = 320, 240
 MODEL = Path(__file__).with_name("model") / "floor.onnx"
@@ -24,17 +26,17 @@ UNSURE, SURE_MAX = 0.1, 0.085
 #: a probability under this (or over 1 - this) is a cell the net is sure of (sure_against)
 SURE = 0.02
 
-_NETS: dict[str, cv2.dnn.Net] = {}
+_NETS: dict[str, OnnxNet] = {}
 
 
 def available(path: str | Path | None = None) -> bool:
     return Path(path or MODEL).is_file()
 
 
-def _net(path: str | Path | None) -> cv2.dnn.Net:
+def _net(path: str | Path | None) -> OnnxNet:
     key = str(path or MODEL)
     if key not in _NETS:
-        _NETS[key] = cv2.dnn.readNetFromONNX(key)
+        _NETS[key] = OnnxNet(key, "the calibration's floor net")
     return _NETS[key]
 
 
@@ -44,8 +46,7 @@ def probability(bgr: np.ndarray, path: str | Path | None = None) -> np.ndarray:
     h, w = img.shape[:2]
     small = cv2.resize(img[:, :, :3], (IN_W, IN_H), interpolation=cv2.INTER_AREA)
     net = _net(path)
-    net.setInput(cv2.dnn.blobFromImage(small, 1.0 / 255.0))
-    logit = net.forward()[0, 0].astype(np.float32)
+    logit = net(cv2.dnn.blobFromImage(small, 1.0 / 255.0))[0, 0].astype(np.float32)
     p = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
     return cv2.resize(p, (w, h), interpolation=cv2.INTER_LINEAR)
 

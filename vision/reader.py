@@ -3,7 +3,7 @@
 `read(frame, calibration=None, n_dice=None)`:
 
 1. The frame is checked: not an 8-bit picture, blank or black -> FrameError (one line).
-2. A trained detector (vision.detector: a small CNN run by OpenCV's dnn) finds every die's
+2. A trained detector (vision.detector: a small CNN run by onnxruntime or OpenCV's dnn) finds every die's
    top-face centre and size, with a score: is a die here at all. With a calibration it sees only
    the tray's region (floor, keep zone and a margin), scaled so that a die has the net's size
    (searched over a pyramid when the calibration has no die size); without one it searches the

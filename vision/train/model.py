@@ -1,4 +1,4 @@
-"""The detector's network (PyTorch) and its export to ONNX for OpenCV's dnn.
+"""The detector's network (PyTorch) and its export to ONNX for OpenCV's dnn and onnxruntime.
 
 A small fully convolutional net of depthwise-separable blocks (MobileNet style) with a light
 feature pyramid: strides 2, 4, 8, 16, then back up to stride 4, where 1x1 heads give, per cell,
@@ -67,11 +67,26 @@ class DiceNet(nn.Module):
 def export_onnx(model: nn.Module, path: str, size: tuple[int, int] = (320, 256)) -> None:
     """ONNX of the model in eval mode (BatchNorm folded by constant folding), opset 12, the legacy
     exporter: a file OpenCV 4.6's dnn reads. `size` (w, h) is the traced input; the net is fully
-    convolutional and cv2.dnn runs it at other sizes (multiples of 16) too."""
+    convolutional and runs at other sizes (multiples of 16) too: the file says so (`free_sides`)."""
     model = model.eval()
     dummy = torch.zeros(1, 1, size[1], size[0])
     torch.onnx.export(model, dummy, path, dynamo=False, opset_version=12, do_constant_folding=True,
                       input_names=["gray"], output_names=["out"])
+    free_sides(path)
+
+
+def free_sides(path: str) -> None:
+    """Mark the detector's input and output height and width as free in the ONNX file (the graph is
+    traced at one size and its operators do not depend on it): onnxruntime, unlike OpenCV's dnn, runs
+    a net only at the sizes its file declares. The operators and weights are left as they are."""
+    import onnx
+
+    m = onnx.load(path)
+    for v, names in ((m.graph.input[0], ("h", "w")), (m.graph.output[0], ("h4", "w4"))):
+        dims = v.type.tensor_type.shape.dim
+        for d, name in zip(dims[2:], names):
+            d.dim_param = name
+    onnx.save(m, path)
 
 
 class FaceCNN(nn.Module):
