@@ -31,7 +31,8 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m "not slow" < /dev/null
 
 # the committed model and the reader under the Pi's own packages: Debian's python3-opencv 4.6 and
-# python3-numpy 1.24 (installed with apt-get when missing), /usr/bin/python3, no venv; they must give
+# python3-numpy 1.24 (installed with apt-get when missing), /usr/bin/python3: with apt's packages alone (OpenCV's dnn) and
+# in a --system-site-packages venv with onnxruntime (as the Pi installer makes it); they must give
 # the dice and readings this environment gives on the same frames (tests/pi)
 test-pi: $(STAMP)
 	tests/pi/run.sh $(BIN)/python < /dev/null

@@ -100,8 +100,11 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError) as e:
         print(f"tests/pi/check.py: {folder}/expected.json: {e} (run tests/pi/frames.py first)", file=sys.stderr)
         return 2
-    print(f"Pi side: Python {platform.python_version()}, OpenCV {cv2.__version__}, numpy {np.__version__}; "
-          f"main side: Python {expected['python']}, OpenCV {expected['opencv']}, numpy {expected['numpy']}")
+    from vision.onnxnet import describe
+
+    print(f"Pi side: Python {platform.python_version()}, OpenCV {cv2.__version__}, numpy {np.__version__}, "
+          f"nets run by {describe()}; main side: Python {expected['python']}, OpenCV {expected['opencv']}, "
+          f"numpy {expected['numpy']}, nets run by {expected.get('engine', 'OpenCV dnn')}")
     cv2.setNumThreads(1)
     det = reader.model()
     frames = expected["frames"]

@@ -69,7 +69,10 @@ def main(argv: list[str]) -> int:
         name = f"photo{k:02d}"
         cv2.imwrite(str(out / f"{name}.png"), img)
         frames.append((name, img, None, None))
-    expected = {"python": platform.python_version(), "opencv": cv2.__version__, "numpy": np.__version__, "frames": {}}
+    from vision.onnxnet import describe
+
+    expected = {"python": platform.python_version(), "opencv": cv2.__version__, "numpy": np.__version__,
+                "engine": describe(), "frames": {}}
     for name, img, cal, n in frames:
         expected["frames"][name] = {"dice": detections(det, img, cal), "reading": reading(img, cal, n)}
         if cal is not None:
@@ -77,7 +80,7 @@ def main(argv: list[str]) -> int:
     (out / "expected.json").write_text(json.dumps(expected, indent=1))
     total = sum(len(f["dice"]) for f in expected["frames"].values())
     print(f"tests/pi/frames.py: {len(frames)} frames, {total} dice detected (OpenCV {cv2.__version__}, "
-          f"numpy {np.__version__}) in {out}")
+          f"numpy {np.__version__}, nets run by {expected['engine']}) in {out}")
     return 0
 
 
