@@ -119,6 +119,15 @@ def check_python(cfg: Config, probe: Probe, run: _Run) -> Check:
         if not Path(mod.__file__).resolve().is_relative_to(system.parent.resolve()):
             problems.append(f"{name} from {Path(mod.__file__).parent} shadows apt's {apt} in {system.parent}")
     detail = f"{sys.executable}: " + ", ".join(found)
+    if "cv2" in sys.modules:
+        try:
+            from vision.onnxnet import describe
+
+            detail += f"; the reader's nets run by {describe()}"
+        except Exception as e:  # noqa: BLE001 - a bad $YATZYCAM_DNN, or a broken onnxruntime
+            return _fail("python", detail + f"; the reader's engine: {_first_line(e)}",
+                         "set YATZYCAM_DNN to onnxruntime or opencv, or leave it unset (onnxruntime when it "
+                         "imports); onnxruntime goes into the venv with pip install --no-deps onnxruntime")
     if problems:
         return _fail(
             "python",

@@ -237,6 +237,15 @@ def test_python_stack_sees_a_shadowed_numpy(pi):
     assert not c.ok and "shadows apt's python3-numpy" in c.detail and "--system-site-packages" in c.fix
 
 
+def test_python_stack_names_the_readers_engine_and_a_bad_choice_of_it(pi, monkeypatch):
+    monkeypatch.setenv("YATZYCAM_DNN", "opencv")
+    c = checks_by_name(pi["config"], Probe(root=pi["root"]), ["python"])["python"]
+    assert c.ok and "the reader's nets run by OpenCV dnn" in c.detail
+    monkeypatch.setenv("YATZYCAM_DNN", "tensorflow")
+    c = checks_by_name(pi["config"], Probe(root=pi["root"]), ["python"])["python"]
+    assert not c.ok and "YATZYCAM_DNN='tensorflow'" in c.detail and "onnxruntime or opencv" in c.fix
+
+
 def test_picamera2_required_for_the_pi_camera(pi):
     cfg = pi["config"]
     cfg.write_text(cfg.read_text().replace('source = "folder"', 'source = "picamera2"'))

@@ -47,6 +47,8 @@ def test_venv_step_into_a_temp_root(tmp_path):
     # the project and its own code are in the venv...
     for pkg in ("controller", "controller/cli", "hardware", "vision", "calibration", "controller/game/rulesets"):
         assert (site / pkg).is_dir(), pkg
+    # onnxruntime, where pip could fetch it (else the installer says the reader falls back to OpenCV's dnn)...
+    assert (site / "onnxruntime").is_dir() or "onnxruntime was not installed" in r.stdout, r.stdout
     # ...and no numpy/OpenCV of pip's was pulled in next to apt's
     assert not list(site.glob("numpy*")) and not list(site.glob("cv2*")) and not list(site.glob("opencv*"))
     # the stack check ran inside the new venv; it passes only where apt's stack is there (a Pi)
