@@ -19,8 +19,8 @@ was not chosen on. Every figure carries its count and a 95% Wilson interval.
    is. Scenes are cached under $YATZYCAM_BENCH_CACHE (default: the temp folder's yatzycam-bench),
    calibrations beside them, keyed by the runtime code and model they were made with.
 3. Wrong-face rate per die: dice read ok whose face (or status) is wrong / dice read ok, over at
-   least MIN_OK_DICE dice read ok (the scenes of 2 and the bench's further scenes after them, as
-   many as that takes), and on the folds.
+   least MIN_OK_DICE dice read ok (`--dice N`: N; the scenes of 2 and the bench's further scenes
+   after them, as many as that takes), and on the folds.
 4. Speed: the median CPU time of `read(frame, calibration, n)` on 8-dice frames at 1280x960 and
    640x480, alone in this process, OpenCV on one thread, model included; the model's file size and
    multiply-adds per frame (vision.onnxcount on the net inputs the calibrated path gave it).
@@ -396,11 +396,13 @@ def next_cases(start: int, need: int, ok_per_scene: float) -> list[Case]:
 
 def _scenes(n: int, min_ok: int = 0) -> tuple[dict, dict]:
     """(section 2's figures, section 3's rendered half) over n bench scenes, and further scenes after
-    them until at least min_ok dice are read ok (section 3 only; at most 3 n scenes in all)."""
+    them until at least min_ok dice are read ok (section 3 only; at most 3 n scenes in all for
+    MIN_OK_DICE dice, that many times more for more)."""
     workers = jobs()
     results = _read_all(cases(n), workers)
-    while (ok := sum(die_tally(r)[1] for r in results if "unrendered" not in r)) < min_ok and len(results) < 3 * n:
-        more = next_cases(len(results), min_ok - ok, ok / len(results))[: 3 * n - len(results)]
+    most = math.ceil(3 * n * max(1.0, min_ok / MIN_OK_DICE))
+    while (ok := sum(die_tally(r)[1] for r in results if "unrendered" not in r)) < min_ok and len(results) < most:
+        more = next_cases(len(results), min_ok - ok, ok / len(results))[: most - len(results)]
         results += _read_all(more, workers)  # (a reader that passes few dice stops at three times n scenes)
     caught = {k: [0, 0] for k in CONDITIONS}
     with_reason = {k: 0 for k in ("cocked", "off_tray", "missing")}
@@ -891,7 +893,7 @@ def photo_folder(data: str | os.PathLike | None) -> tuple[Path | None, str]:
 
 
 def bench(quick: bool, data: str | os.PathLike | None = None, models: str | os.PathLike | None = None,
-          pictures: str | os.PathLike | None = None) -> dict:
+          pictures: str | os.PathLike | None = None, dice: int | None = None) -> dict:
     cv2.setNumThreads(1)  # one core, as asked
     t0 = time.perf_counter()
     out: dict = {}
@@ -905,7 +907,7 @@ def bench(quick: bool, data: str | os.PathLike | None = None, models: str | os.P
         out["real_photos_leave_one_source_out"] = photos(folder, Path(models) if models else None, quick,
                                                             Path(pictures) if pictures else None)
     n = QUICK_SCENES if quick else FULL_SCENES
-    scenes, per_die = _scenes(n, 0 if quick else MIN_OK_DICE)
+    scenes, per_die = _scenes(n, dice if dice is not None else (0 if quick else MIN_OK_DICE))
     out["renders_outside_training"] = scenes
     out["wrong_face_per_die"] = {"renders": per_die}
     real = out["real_photos_leave_one_source_out"]

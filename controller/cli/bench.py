@@ -25,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pictures", metavar="DIR", help="also draw what was counted, to look at: the calibration "
                    "section's real frames and worst renders (true floor white, floor found green), the vision "
                    "section's real dice passed ok that their labels do not bear out (made if missing)")
+    p.add_argument("--dice", metavar="N", type=int, help="the vision section's wrong-face rate on renders over at "
+                   "least N dice read ok (default 10000; more renders further scenes, for a tighter bound)")
     p.set_defaults(func=cmd_bench)
 
 
@@ -61,6 +63,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if given is not None and not os.path.isdir(given):
             print(f"yatzycam bench: --{flag} {given}: no such folder", file=sys.stderr)
             return 2
+    if args.dice is not None and not 100 <= args.dice <= 1_000_000:
+        print(f"yatzycam bench: --dice {args.dice}: give 100 to 1000000", file=sys.stderr)
+        return 2
     if args.pictures is not None:
         try:
             os.makedirs(args.pictures, exist_ok=True)
@@ -68,7 +73,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print(f"yatzycam bench: --pictures {args.pictures}: {e.strerror or e}", file=sys.stderr)
             return 2
     out = run(args.only or list(SECTIONS), args.quick, done=None if args.json else _print_done,
-              data=args.data, models=args.models, pictures=args.pictures)
+              data=args.data, models=args.models, pictures=args.pictures, dice=args.dice)
     if args.json:
         print(json.dumps(out))
     return 0

@@ -272,3 +272,35 @@ def test_a_calibration_is_read_as_saved_whether_made_now_or_found_in_the_cache(t
     assert made[0].to_json() == found[0].to_json()
     raw = bench._calibrate(empty, ref, c.n_dice)[0]
     assert made[0].floor == tuple(tuple(round(v, 2) for v in p) for p in raw.floor)
+
+
+def test_more_dice_asked_reads_further_scenes_up_to_a_limit_that_grows_with_them(monkeypatch) -> None:
+    asked: list[int] = []
+
+    def read_all(todo, workers):  # every scene "not rendered": no die is ever read ok
+        asked.append(len(todo))
+        return [{"case": c, "unrendered": "test"} for c in todo]
+
+    monkeypatch.setattr(bench, "_read_all", read_all)
+    bench._scenes(10, bench.MIN_OK_DICE)
+    assert sum(asked) == 30  # at most 3 n scenes for the default count
+    asked.clear()
+    bench._scenes(10, 2 * bench.MIN_OK_DICE)
+    assert sum(asked) == 60  # twice the dice: twice the scenes at most
+
+
+def test_the_bench_cli_takes_the_dice_count_to_the_vision_section(monkeypatch) -> None:
+    from controller.cli.main import main
+
+    seen = {}
+
+    def scenes(n, min_ok=0):
+        seen["min_ok"] = min_ok
+        return {}, {}
+
+    monkeypatch.setattr(bench, "_scenes", scenes)
+    monkeypatch.setattr(bench, "speed", lambda todo: {})
+    monkeypatch.setenv("YATZYCAM_PHOTOS", "")
+    assert main(["bench", "--only", "vision", "--quick", "--json", "--dice", "1234"]) == 0
+    assert seen["min_ok"] == 1234
+    assert main(["bench", "--only", "vision", "--dice", "5"]) == 2
