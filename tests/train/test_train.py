@@ -68,6 +68,8 @@ def test_a_short_training_exports_a_model_cv2_reads(renders, tmp_path):
     g = detector.pad_to(cv2.resize(img, (160, 128)))
     net_out = det.run(g)
     assert net_out.shape == (1, 4 + detector.N_CLASSES, 128 // 4, 160 // 4)
+    # traced at 320x256, its sides declared free: onnxruntime (not the fallback to OpenCV's dnn) ran it at 160x128
+    assert det.net.engine == "onnxruntime" and det.net.declared[2:] == ("h", "w")
     from vision.train.model import DiceNet
 
     m = DiceNet()
