@@ -300,7 +300,7 @@ def match_dice(read_dice: list[dict], truth_dice: list[dict], reach: float = 0.6
 
 def _one_scene(c: Case) -> dict:
     """Calibrate and read one bench scene: what happened, for `_scenes` to count."""
-    from vision.reader import read
+    from vision.reader import FrameError, read
 
     cv2.setNumThreads(1)
     try:
@@ -309,7 +309,12 @@ def _one_scene(c: Case) -> dict:
         return {"case": c, "unrendered": str(e)}
     truth = t["truth"]
     cal, no_ref, no_tray = calibrated(c, empty, ref)
-    r = read(frame, cal, c.n_dice)
+    try:
+        r = read(frame, cal, c.n_dice)
+    except FrameError:  # a frame the reader refuses whole (blank, black): the appliance asks again
+        return {"case": c, "verdict": "reroll", "reasons": ("frame",), "values": (), "ms": 0.0, "dice": [],
+                "truth_dice": truth["dice"], "truth_verdict": truth["verdict"],
+                "truth_values": tuple(truth["values"]), "no_ref": no_ref, "no_tray": no_tray}
     dice = [{"value": d.value, "status": d.status, "center": [float(d.center[0]), float(d.center[1])]} for d in r.dice]
     return {"case": c, "verdict": r.verdict, "reasons": tuple(r.reasons), "values": tuple(r.values), "ms": r.ms,
             "dice": dice, "truth_dice": truth["dice"],

@@ -304,3 +304,13 @@ def test_the_bench_cli_takes_the_dice_count_to_the_vision_section(monkeypatch) -
     assert main(["bench", "--only", "vision", "--quick", "--json", "--dice", "1234"]) == 0
     assert seen["min_ok"] == 1234
     assert main(["bench", "--only", "vision", "--dice", "5"]) == 2
+
+
+def test_a_frame_the_reader_refuses_whole_is_a_refused_scene_not_the_end_of_the_bench(monkeypatch) -> None:
+    c = bench.cases(1)[0]
+    frame, empty, ref, t = bench.render_case(c)
+    grey = np.full_like(frame, 81)  # a frame with nothing in it (the renderer drew one such scene)
+    monkeypatch.setattr(bench, "render_case", lambda case: (grey, empty, ref, t))
+    res = bench._one_scene(c)
+    assert res["verdict"] == "reroll" and res["reasons"] == ("frame",) and res["dice"] == []
+    assert not bench.silent_wrong(res) and bench.die_tally(res)[1:] == (0, 0)
