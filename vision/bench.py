@@ -22,7 +22,7 @@ was not chosen on. Every figure carries its count and a 95% Wilson interval.
    least MIN_OK_DICE dice read ok (`--dice N`: N; the scenes of 2 and the bench's further scenes
    after them, as many as that takes), and on the folds.
 4. Speed: the median CPU time of `read(frame, calibration, n)` on 8-dice frames at 1280x960 and
-   640x480, alone in this process, OpenCV on one thread, model included; the model's file size and
+   640x480, alone in this process, on one thread (OpenCV and the nets' engine), model included; the model's file size and
    multiply-adds per frame (vision.onnxcount on the net inputs the calibrated path gave it).
 
 `python -m vision.bench --render N` fills the render cache; `--own SEED0 [--cases N]` reads a
@@ -309,17 +309,15 @@ def _one_scene(c: Case) -> dict:
         return {"case": c, "unrendered": str(e)}
     truth = t["truth"]
     cal, no_ref, no_tray = calibrated(c, empty, ref)
+    scene = {"case": c, "truth_dice": truth["dice"], "truth_verdict": truth["verdict"],
+             "truth_values": tuple(truth["values"]), "no_ref": no_ref, "no_tray": no_tray}
     try:
         r = read(frame, cal, c.n_dice)
     except FrameError:  # a frame the reader refuses whole (blank, black): the appliance asks again
-        return {"case": c, "verdict": "reroll", "reasons": ("frame",), "values": (), "ms": 0.0, "dice": [],
-                "truth_dice": truth["dice"], "truth_verdict": truth["verdict"],
-                "truth_values": tuple(truth["values"]), "no_ref": no_ref, "no_tray": no_tray}
+        return {**scene, "verdict": "reroll", "reasons": ("frame",), "values": (), "ms": 0.0, "dice": []}
     dice = [{"value": d.value, "status": d.status, "center": [float(d.center[0]), float(d.center[1])]} for d in r.dice]
-    return {"case": c, "verdict": r.verdict, "reasons": tuple(r.reasons), "values": tuple(r.values), "ms": r.ms,
-            "dice": dice, "truth_dice": truth["dice"],
-            "truth_verdict": truth["verdict"], "truth_values": tuple(truth["values"]),
-            "no_ref": no_ref, "no_tray": no_tray}
+    return {**scene, "verdict": r.verdict, "reasons": tuple(r.reasons), "values": tuple(r.values), "ms": r.ms,
+            "dice": dice}
 
 
 def jobs() -> int:
@@ -408,7 +406,7 @@ def _scenes(n: int, min_ok: int = 0) -> tuple[dict, dict]:
     most = math.ceil(3 * n * max(1.0, min_ok / MIN_OK_DICE))
     while (ok := sum(die_tally(r)[1] for r in results if "unrendered" not in r)) < min_ok and len(results) < most:
         more = next_cases(len(results), min_ok - ok, ok / len(results))[: most - len(results)]
-        results += _read_all(more, workers)  # (a reader that passes few dice stops at three times n scenes)
+        results += _read_all(more, workers)  # (a reader that passes few dice stops at `most` scenes)
     caught = {k: [0, 0] for k in CONDITIONS}
     with_reason = {k: 0 for k in ("cocked", "off_tray", "missing")}
     false_reroll: Counter = Counter()
