@@ -168,6 +168,28 @@ def test_a_part_of_a_die_is_taught_as_no_die(renders):
     assert set(plain_y.tolist()) == {2}
 
 
+def test_small_dice_are_taught_only_as_small_as_asked(renders):
+    """A quarter of the views are shrunk to a crop side from the asked ranges and no smaller: in
+    scope, never under 24 px (a die under 15 px); all, down to 10; the views not shrunk are untouched."""
+    from vision.train import faces as FT
+
+    s = next(x for x in render_samples(renders) if len(x.dice))
+    x, y, side = s.dice[0, :3].astype(float)
+    w = np.repeat(FT.window(s.gray, x, y, side)[None], 600, 0)
+    v = FT.views(torch, w, np.random.default_rng(0), np.zeros(600), jitter=False)
+    seen = {}
+    for name in ("all", "in-scope"):
+        out, sides = FT.small_dice(torch, v.clone(), np.random.default_rng(3), FT.SMALL_CROPS[name])
+        shrunk = sides > 0
+        assert 0.18 < shrunk.mean() < 0.32
+        lo, hi = FT.SMALL_CROPS[name][0][0], FT.SMALL_CROPS[name][-1][1]
+        assert sides[shrunk].min() >= lo and sides[shrunk].max() < hi
+        assert torch.equal(out[torch.from_numpy(~shrunk)], v[torch.from_numpy(~shrunk)])
+        assert float((out[torch.from_numpy(shrunk)] - v[torch.from_numpy(shrunk)]).abs().mean()) > 0.002
+        seen[name] = sides[shrunk].min()
+    assert seen["all"] < 16 <= 24 <= seen["in-scope"]
+
+
 def test_a_fold_leaves_its_source_out_of_the_bank(bank):
     from vision.train.faces import without
 
