@@ -22,7 +22,9 @@ Each detection is matched to the die it lies on (its centre within 0.6 of the di
 A die kept but under "face" is a doubt: the reader refuses the throw with its reason.
 
 Also, for the renders and each real source, the right dice passed before the 1st, 3rd, 5th, 10th
-and 20th wrong one ("right_before_wrong"): how two face nets compare where the cut is set.
+and 20th wrong one ("right_before_wrong"): how two face nets compare where the cut is set; and
+what the cuts pass of each ("at_cut": dice passed, wrong ones): the pooled rate can hold while one
+set's wrong dice grow.
 
 With `--bootstrap N`, also the face cut's spread ("face_cut_spread": its median and 10th and 90th
 percentiles over N resamples of the scenes and photos, `spread`): the cut rests on a few wrong faces.
@@ -252,6 +254,16 @@ def right_before_wrong(rows: np.ndarray, die: float, ranks: tuple[int, ...] = RA
     return {str(k): int((best[right] > wrong[k - 1]).sum()) if len(wrong) >= k else int(right.sum()) for k in ranks}
 
 
+def at_cut(rows: np.ndarray, die: float, face: float, weight: float = 0.0) -> dict:
+    """What the cuts pass of one set's rows (the renders, or one real source): the dice passed ok, the
+    wrong ones among them and their rate's upper 95% bound. The face cut is set on all sets pooled,
+    so it can hold the pooled rate while one set's wrong dice grow: compare two nets set by set."""
+    keep = _kept(rows, die) if len(rows) else np.zeros(0, bool)
+    passed = sureness(rows[keep, 1], rows[keep, 0], weight) >= face if len(rows) else keep
+    n, k = int(passed.sum()), int((passed & ~rows[keep, 2].astype(bool)).sum()) if len(rows) else 0
+    return {"passed": n, "wrong": k, "wrong_upper95": round(bench.wilson(k, n)[1], 6)}
+
+
 def spread(groups: list[np.ndarray], draws: int, seed: int = 0, max_rate: float = MAX_RATE,
            weight: float = 0.0) -> dict:
     """How much the face cut moves with the data: `choose` on `draws` bootstrap resamples of the
@@ -400,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
         for g, src in zip(groups[len(got):], labels):
             by.setdefault(src, []).append(g)
         out["right_before_wrong"] = {k: right_before_wrong(np.concatenate(v), out["die"]) for k, v in by.items()}
+        if out.get("face") is not None:
+            out["at_cut"] = {k: at_cut(np.concatenate(v), out["die"], out["face"], out.get("heat_weight", 0.0))
+                             for k, v in by.items()}
     if a.bootstrap:
         out["face_cut_spread"] = spread(groups, a.bootstrap, max_rate=a.max_rate, weight=out.get("heat_weight", 0.0))
     out["seconds"] = round(time.perf_counter() - t0, 1)

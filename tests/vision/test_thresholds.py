@@ -78,6 +78,15 @@ def test_right_dice_before_the_kth_wrong_one() -> None:
     shuffled = rows[np.random.default_rng(1).permutation(len(rows))]
     assert T.right_before_wrong(shuffled, 0.5, ranks=(1, 2, 3, 4, 5)) == got
 
+    # what the cuts pass of the same rows: kept (heat 0.9 >= 0.5, not dropped) and sure enough
+    assert T.at_cut(rows, 0.5, 0.996) == {"passed": 5, "wrong": 2, "wrong_upper95": round(bench.wilson(2, 5)[1], 6)}
+    assert T.at_cut(rows, 0.5, 0.9985)["passed"] == 1 and T.at_cut(rows, 0.5, 0.9985)["wrong"] == 0
+    assert T.at_cut(rows, 0.95, 0.9)["passed"] == 0  # the die cut keeps none
+    assert T.at_cut(rows[:0], 0.5, 0.9) == {"passed": 0, "wrong": 0, "wrong_upper95": 1.0}
+    heat = rows.copy()
+    heat[:, 0] = 0.4  # a weak heat (under 0.5) joined lowers every sureness: fewer pass the same cut
+    assert T.at_cut(heat, 0.3, 0.996, weight=1.0)["passed"] < T.at_cut(heat, 0.3, 0.996)["passed"] == 6
+
 
 def test_command_line_writes_the_file_the_reader_reads(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.setattr(bench, "CACHE", tmp_path / "cache")
@@ -89,6 +98,9 @@ def test_command_line_writes_the_file_the_reader_reads(tmp_path, capsys, monkeyp
     assert {"die", "face", "n", "method", "model", "model_sha1"} <= set(d) and d["n"] > 0
     if d["die"] is not None:
         assert set(d["right_before_wrong"]) == {"renders"} and set(d["right_before_wrong"]["renders"]) == {"1", "3", "5", "10", "20"}
+        if d["face"] is not None:
+            at = d["at_cut"]["renders"]  # at the cut as written (rounded up): at most what the rule passed
+            assert set(d["at_cut"]) == {"renders"} and at["passed"] <= d["passed_ok"] and at["wrong"] <= d["wrong_passed_ok"]
     assert "seeds 90000000 up" in d["method"]
     if d["met"]:
         assert rc == 0 and json.loads(out.read_text()) == d
