@@ -258,9 +258,9 @@ def at_cut(rows: np.ndarray, die: float, face: float, weight: float = 0.0) -> di
     """What the cuts pass of one set's rows (the renders, or one real source): the dice passed ok, the
     wrong ones among them and their rate's upper 95% bound. The face cut is set on all sets pooled,
     so it can hold the pooled rate while one set's wrong dice grow: compare two nets set by set."""
-    keep = _kept(rows, die) if len(rows) else np.zeros(0, bool)
-    passed = sureness(rows[keep, 1], rows[keep, 0], weight) >= face if len(rows) else keep
-    n, k = int(passed.sum()), int((passed & ~rows[keep, 2].astype(bool)).sum()) if len(rows) else 0
+    keep = _kept(rows, die)
+    passed = sureness(rows[keep, 1], rows[keep, 0], weight) >= face
+    n, k = int(passed.sum()), int((passed & ~rows[keep, 2].astype(bool)).sum())
     return {"passed": n, "wrong": k, "wrong_upper95": round(bench.wilson(k, n)[1], 6)}
 
 
